@@ -1,0 +1,389 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * context_model.c - PCM and EPCM: learning and predicting on the trie
+ *
+ * DOC: Context models
+ *
+ * The model remembers where the recent past is in the trie as a list of
+ * *walks*: a walk began at the root of the partition of a file seen k events
+ * ago and has followed the k - 1 files since, so its node is the context of
+ * order k (the last k files).  On each event every walk steps to the child
+ * for the new file, counting it, or creating it if it is not there yet; then
+ * a new walk starts at the new file's own root.
+ *
+ * PCM keeps walks up to depth model_order: the node a walk reaches at depth
+ * model_order + 1 is counted, then the walk ends.  EPCM differs in two
+ * ways.  A walk ends as soon as it has had to create a node, so a pattern
+ * grows by one file each time it occurs (as Lempel-Ziv grows its
+ * dictionary); and walks may reach the much longer maximum order.
+ *
+ * To predict, the deepest context that names a successor at or above the
+ * threshold is used (PPM's rule: the longest context that has seen what
+ * follows is the most specific).  Each child's likelihood is
+ * count(child) / (count(context) - 1): the context has just been counted
+ * for the current occurrence, whose successor is not known yet.  EPCM then
+ * follows the most likely child's most likely child, and so on, while each
+ * step's likelihood count(child) / (count(parent) - 1) stays at or above
+ * the threshold, naming files two, three and more events ahead.  The -1
+ * here has another reason: EPCM creates a child on its parent's second
+ * occurrence at the earliest, so a child that always follows its parent is
+ * counted once less than the parent.
+ */
+#include "model_internal.h"
+#include "partitioned_trie.h"
+
+/**
+ * struct ppf_walk - one current context
+ * @root: partition the walk is in
+ * @node: its node, the context; PPF_NIL once the walk has ended
+ * @depth: order of the context (1 at the root)
+ */
+struct ppf_walk {
+	u32 root;
+	u32 node;
+	u32 depth;
+};
+
+/**
+ * struct ppf_context_model - a PCM or EPCM model
+ * @base: common part
+ * @trie: the counted, partitioned trie
+ * @walks: current contexts, oldest (deepest) first
+ * @nwalks: entries in @walks
+ * @max_order: deepest context kept
+ * @extended: EPCM if true, PCM if false
+ */
+struct ppf_context_model {
+	struct ppf_model base;
+	struct ppf_trie trie;
+	struct ppf_walk *walks;
+	u32 nwalks;
+	u32 max_order;
+	bool extended;
+};
+
+static inline struct ppf_context_model *to_cm(struct ppf_model *model)
+{
+	return ppf_container_of(model, struct ppf_context_model, base);
+}
+
+static inline const struct ppf_context_model *to_cm_const(const struct ppf_model *model)
+{
+	return ppf_container_of(model, struct ppf_context_model, base);
+}
+
+/* The trie freed nodes: end the walks that stood on them. */
+static void ppf_cm_shrink(void *ctx, u32 root, bool evicted)
+{
+	struct ppf_context_model *cm = ctx;
+	u32 i;
+
+	for (i = 0; i < cm->nwalks; i++) {
+		struct ppf_walk *w = &cm->walks[i];
+
+		if (w->node == PPF_NIL || w->root != root)
+			continue;
+		if (evicted || ppf_node_count(ppf_node(&cm->trie.pool, w->node)) == 0)
+			w->node = PPF_NIL;
+	}
+}
+
+/* Step one walk with @file; ends it where the model says it ends. */
+static void ppf_cm_step(struct ppf_context_model *cm, struct ppf_walk *w,
+			u32 file)
+{
+	u32 ch = ppf_trie_find_child(&cm->trie, w->node, file);
+
+	if (ch != PPF_NIL) {
+		ppf_trie_count(&cm->trie, w->root, ch);
+	} else {
+		ch = ppf_trie_add_child(&cm->trie, w->root, w->node, file);
+		/* EPCM: one new node per occurrence of a pattern. */
+		if (ch == PPF_NIL || cm->extended) {
+			w->node = PPF_NIL;
+			return;
+		}
+	}
+	/* Halving for the count above may have ended this very walk. */
+	if (w->node == PPF_NIL)
+		return;
+	w->node = ch;
+	w->depth++;
+	if (w->depth > cm->max_order)
+		w->node = PPF_NIL;
+}
+
+static void ppf_cm_compact(struct ppf_context_model *cm)
+{
+	u32 i, kept = 0;
+
+	for (i = 0; i < cm->nwalks; i++)
+		if (cm->walks[i].node != PPF_NIL)
+			cm->walks[kept++] = cm->walks[i];
+	cm->nwalks = kept;
+}
+
+static void ppf_cm_learn(struct ppf_context_model *cm, u32 file)
+{
+	u32 i, root;
+
+	for (i = 0; i < cm->nwalks; i++)
+		if (cm->walks[i].node != PPF_NIL)
+			ppf_cm_step(cm, &cm->walks[i], file);
+	ppf_cm_compact(cm);
+	root = ppf_trie_touch_root(&cm->trie, file);
+	/* Touching the root may halve or reclaim: compact again. */
+	ppf_cm_compact(cm);
+	if (root != PPF_NIL) {
+		cm->walks[cm->nwalks].root = root;
+		cm->walks[cm->nwalks].node = root;
+		cm->walks[cm->nwalks].depth = 1;
+		cm->nwalks++;
+	}
+}
+
+static u16 ppf_likelihood(u32 count, u32 total)
+{
+	u32 l = count * PPF_LIKELIHOOD_ONE / total;
+
+	/* Halving rounds parent and child separately: keep within 1. */
+	return l > PPF_LIKELIHOOD_ONE ? PPF_LIKELIHOOD_ONE : l;
+}
+
+static bool ppf_cm_meets_threshold(const struct ppf_context_model *cm,
+				   u32 count, u32 total)
+{
+	return (u64)count * 100 >= (u64)cm->base.params.threshold_pct * total;
+}
+
+/*
+ * Write the children of @ctx that meet the threshold into @out, by count,
+ * highest first (ties: sibling order, most recently seen first), and their
+ * nodes into @nodes.  @total is the denominator of their likelihood.
+ */
+static unsigned int ppf_cm_children(const struct ppf_context_model *cm,
+				    u32 ctx, u32 total,
+				    struct ppf_prediction *out, u32 *nodes,
+				    unsigned int max_out)
+{
+	const struct ppf_node_pool *pool = &cm->trie.pool;
+	unsigned int n = 0, j, pos;
+	u32 ch;
+
+	for (ch = ppf_node(pool, ctx)->child; ch != PPF_NIL;
+	     ch = ppf_node_sibling(ppf_node(pool, ch))) {
+		u32 count = ppf_node_count(ppf_node(pool, ch));
+
+		if (!ppf_cm_meets_threshold(cm, count, total))
+			continue;
+		/* Insertion into a short sorted list, after equal counts. */
+		pos = n;
+		while (pos > 0 &&
+		       ppf_node_count(ppf_node(pool, nodes[pos - 1])) < count)
+			pos--;
+		if (pos >= max_out)
+			continue;
+		for (j = n < max_out ? n : max_out - 1; j > pos; j--) {
+			out[j] = out[j - 1];
+			nodes[j] = nodes[j - 1];
+		}
+		out[pos].file = ppf_node(pool, ch)->file;
+		out[pos].likelihood = ppf_likelihood(count, total);
+		out[pos].lead = 1;
+		nodes[pos] = ch;
+		if (n < max_out)
+			n++;
+	}
+	return n;
+}
+
+static bool ppf_predicted(const struct ppf_prediction *out, unsigned int n,
+			  u32 file)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (out[i].file == file)
+			return true;
+	return false;
+}
+
+/* EPCM: follow the most likely successor of @node while it is likely. */
+static unsigned int ppf_cm_chain(const struct ppf_context_model *cm, u32 node,
+				 u32 likelihood, struct ppf_prediction *out,
+				 unsigned int n, unsigned int max_out)
+{
+	const struct ppf_node_pool *pool = &cm->trie.pool;
+	u32 lead = 1;
+
+	while (n < max_out) {
+		u32 total = ppf_node_count(ppf_node(pool, node)) - 1;
+		u32 best = PPF_NIL, best_count = 0, ch;
+
+		if (total == 0)
+			break;
+
+		for (ch = ppf_node(pool, node)->child; ch != PPF_NIL;
+		     ch = ppf_node_sibling(ppf_node(pool, ch))) {
+			u32 count = ppf_node_count(ppf_node(pool, ch));
+
+			if (count > best_count) {
+				best = ch;
+				best_count = count;
+			}
+		}
+		if (best == PPF_NIL || !ppf_cm_meets_threshold(cm, best_count, total))
+			break;
+		lead++;
+		likelihood = likelihood * ppf_likelihood(best_count, total) /
+			     PPF_LIKELIHOOD_ONE;
+		if (!ppf_predicted(out, n, ppf_node(pool, best)->file)) {
+			out[n].file = ppf_node(pool, best)->file;
+			out[n].likelihood = likelihood;
+			out[n].lead = lead;
+			n++;
+		}
+		node = best;
+	}
+	return n;
+}
+
+static unsigned int ppf_cm_predict(const struct ppf_context_model *cm,
+				   struct ppf_prediction *out,
+				   unsigned int max_out)
+{
+	u32 nodes[PPF_MAX_PREDICTIONS];
+	unsigned int n = 0;
+	u32 i;
+
+	for (i = 0; i < cm->nwalks && n == 0; i++) {
+		u32 ctx = cm->walks[i].node;
+		u32 count = ppf_node_count(ppf_node(&cm->trie.pool, ctx));
+
+		if (count > 1)
+			n = ppf_cm_children(cm, ctx, count - 1, out, nodes, max_out);
+	}
+	if (n && cm->extended)
+		n = ppf_cm_chain(cm, nodes[0], out[0].likelihood, out, n, max_out);
+	return n;
+}
+
+static unsigned int ppf_cm_event(struct ppf_model *model, u32 file,
+				 struct ppf_prediction *out,
+				 unsigned int max_out)
+{
+	struct ppf_context_model *cm = to_cm(model);
+
+	ppf_cm_learn(cm, file);
+	return ppf_cm_predict(cm, out, max_out);
+}
+
+static void ppf_cm_stats(const struct ppf_model *model,
+			 struct ppf_model_stats *stats)
+{
+	const struct ppf_context_model *cm = to_cm_const(model);
+	const struct ppf_trie *t = &cm->trie;
+
+	stats->nodes = t->pool.in_use;
+	stats->partitions = t->index.used;
+	stats->bytes = sizeof(*cm) + ppf_trie_bytes(t->partition_size,
+						    t->pool.capacity) +
+		       (u64)(cm->max_order + 1) * sizeof(struct ppf_walk);
+	stats->halvings = t->halvings;
+	stats->halving_freed = t->halving_freed;
+	stats->nodes_dropped = t->nodes_dropped;
+	stats->partitions_reclaimed = t->partitions_reclaimed;
+	stats->count_saturations = t->count_saturations;
+}
+
+static void ppf_cm_destroy(struct ppf_model *model)
+{
+	struct ppf_context_model *cm = to_cm(model);
+
+	ppf_trie_release(&cm->trie);
+	ppf_free(cm->walks);
+	ppf_free(cm);
+}
+
+static u32 ppf_cm_pattern_count(const struct ppf_model *model,
+				const u32 *files, u32 len)
+{
+	return ppf_trie_pattern_count(&to_cm_const(model)->trie, files, len);
+}
+
+static const char *ppf_cm_check(const struct ppf_model *model)
+{
+	const struct ppf_context_model *cm = to_cm_const(model);
+	u32 i;
+
+	if (cm->nwalks > cm->max_order)
+		return "more current contexts than the model order";
+	for (i = 0; i < cm->nwalks; i++) {
+		const struct ppf_walk *w = &cm->walks[i];
+
+		if (w->node == PPF_NIL || w->depth > cm->max_order ||
+		    ppf_node_count(ppf_node(&cm->trie.pool, w->node)) == 0)
+			return "current context on a free node";
+	}
+	return ppf_trie_check(&cm->trie);
+}
+
+static const struct ppf_model_ops ppf_context_model_ops = {
+	.event = ppf_cm_event,
+	.stats = ppf_cm_stats,
+	.destroy = ppf_cm_destroy,
+	.pattern_count = ppf_cm_pattern_count,
+	.check = ppf_cm_check,
+};
+
+/**
+ * ppf_context_model_bytes() - memory a PCM or EPCM model allocates
+ * @params: validated parameters
+ *
+ * Return: bytes.
+ */
+u64 ppf_context_model_bytes(const struct ppf_model_params *params)
+{
+	return sizeof(struct ppf_context_model) +
+	       ppf_trie_bytes(params->partition_size, params->max_nodes) +
+	       ((u64)params->model_order + 1) * sizeof(struct ppf_walk);
+}
+
+/**
+ * ppf_context_model_create() - make an empty PCM or EPCM model
+ * @params: validated parameters, kind PPF_MODEL_PCM or PPF_MODEL_EPCM
+ * @err: set to a negative errno on failure
+ *
+ * Return: the model, or NULL.
+ */
+struct ppf_model *ppf_context_model_create(const struct ppf_model_params *params,
+					   int *err)
+{
+	struct ppf_context_model *cm;
+
+	cm = ppf_zalloc(sizeof(*cm));
+	if (!cm) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	cm->base.ops = &ppf_context_model_ops;
+	cm->extended = params->kind == PPF_MODEL_EPCM;
+	cm->max_order = params->model_order;
+	/* At most max_order walks survive an event, plus the new one. */
+	cm->walks = ppf_zalloc(((size_t)cm->max_order + 1) * sizeof(*cm->walks));
+	if (!cm->walks) {
+		*err = -ENOMEM;
+		goto out_free;
+	}
+	*err = ppf_trie_init(&cm->trie, params->partition_size,
+			     params->max_nodes, ppf_cm_shrink, cm);
+	if (*err)
+		goto out_walks;
+	return &cm->base;
+
+out_walks:
+	ppf_free(cm->walks);
+out_free:
+	ppf_free(cm);
+	return NULL;
+}

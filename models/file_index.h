@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * file_index.h - find a file's first-order node (partition root) by file id
+ *
+ * An open-addressing hash table of node indices, with linear probing and
+ * deletion by backward shift (no tombstones, so lookups never slow down as
+ * partitions come and go).  The key is read from the node itself, so a slot
+ * is only four bytes.  The table is sized when the model is created and
+ * holds at most @limit entries (three quarters of its slots); a full table
+ * makes the caller reclaim a cold partition, found with the clock hand.
+ */
+#ifndef PPF_FILE_INDEX_H
+#define PPF_FILE_INDEX_H
+
+#include "node_pool.h"
+
+/**
+ * struct ppf_file_index - hash table from file id to root node
+ * @slots: node indices, PPF_NIL where empty
+ * @mask: number of slots - 1 (a power of two)
+ * @used: entries in the table
+ * @limit: most entries allowed
+ * @hand: the clock hand used to find cold entries
+ */
+struct ppf_file_index {
+	u32 *slots;
+	u32 mask;
+	u32 used;
+	u32 limit;
+	u32 hand;
+};
+
+int ppf_index_init(struct ppf_file_index *index, u32 max_entries);
+void ppf_index_release(struct ppf_file_index *index);
+u64 ppf_index_bytes(u32 max_entries);
+u32 ppf_index_find(const struct ppf_file_index *index,
+		   const struct ppf_node_pool *pool, u32 file);
+int ppf_index_insert(struct ppf_file_index *index,
+		     const struct ppf_node_pool *pool, u32 root);
+void ppf_index_remove(struct ppf_file_index *index,
+		      const struct ppf_node_pool *pool, u32 root);
+u32 ppf_index_clock_next(struct ppf_file_index *index);
+
+static inline bool ppf_index_full(const struct ppf_file_index *index)
+{
+	return index->used >= index->limit;
+}
+
+#endif /* PPF_FILE_INDEX_H */

@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * model.c - the model API: parameters, creation, dispatch
+ *
+ * Everything a caller can get wrong is checked here, once, so that the
+ * models themselves can trust their parameters.  Nothing is clamped: a value
+ * out of range is refused with -EINVAL and the caller keeps what it had.
+ */
+#include "model_internal.h"
+
+#define PPF_DEFAULT_THRESHOLD_PCT	10
+#define PPF_DEFAULT_MAX_NODES		(1u << 20)
+#define PPF_DEFAULT_MAX_PREDICTIONS	16
+
+static const char * const ppf_kind_names[] = {
+	[PPF_MODEL_LAST_SUCCESSOR] = "last_successor",
+	[PPF_MODEL_PCM] = "pcm",
+	[PPF_MODEL_EPCM] = "epcm",
+};
+
+/**
+ * ppf_model_kind_name() - the name of a model kind
+ * @kind: the kind
+ *
+ * Return: "last_successor", "pcm", "epcm", or NULL for no such kind.
+ */
+const char *ppf_model_kind_name(enum ppf_model_kind kind)
+{
+	if ((unsigned int)kind >= sizeof(ppf_kind_names) / sizeof(ppf_kind_names[0]))
+		return NULL;
+	return ppf_kind_names[kind];
+}
+
+/**
+ * ppf_model_kind_parse() - the model kind with a given name
+ * @name: "last_successor", "pcm" or "epcm"
+ * @kind: set to the kind
+ *
+ * Return: 0, or -EINVAL for an unknown name (@kind untouched).
+ */
+int ppf_model_kind_parse(const char *name, enum ppf_model_kind *kind)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(ppf_kind_names) / sizeof(ppf_kind_names[0]); i++) {
+		if (strcmp(name, ppf_kind_names[i]) == 0) {
+			*kind = i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/**
+ * ppf_model_params_init() - the default parameters of a model kind
+ * @params: filled in
+ * @kind: the kind
+ *
+ * PCM: partitions of 32 nodes, order 2 (the 1996 simulations found that
+ * second order gives most of the gain).  EPCM: partitions of 64 nodes and a
+ * maximum order of 80% of that, 51, the middle of the paper's 75-85%.
+ * Threshold 10%, the paper's best range for a cache.  See docs/models.md.
+ *
+ * Return: 0, or -EINVAL for an unknown kind.
+ */
+int ppf_model_params_init(struct ppf_model_params *params,
+			  enum ppf_model_kind kind)
+{
+	if (!ppf_model_kind_name(kind))
+		return -EINVAL;
+	params->kind = kind;
+	params->partition_size = kind == PPF_MODEL_EPCM ? 64 : 32;
+	params->model_order = kind == PPF_MODEL_EPCM ? 64 * 4 / 5 : 2;
+	params->threshold_pct = PPF_DEFAULT_THRESHOLD_PCT;
+	params->max_nodes = PPF_DEFAULT_MAX_NODES;
+	params->max_predictions = PPF_DEFAULT_MAX_PREDICTIONS;
+	return 0;
+}
+
+/**
+ * ppf_model_params_validate() - check every parameter
+ * @params: the parameters
+ *
+ * Return: 0 if the model can be made, -EINVAL if any value is out of range
+ * (see struct ppf_model_params for the ranges).
+ */
+int ppf_model_params_validate(const struct ppf_model_params *params)
+{
+	if (!ppf_model_kind_name(params->kind))
+		return -EINVAL;
+	if (params->partition_size < PPF_MIN_PARTITION_SIZE ||
+	    params->partition_size > PPF_MAX_PARTITION_SIZE)
+		return -EINVAL;
+	if (params->model_order < 1 ||
+	    params->model_order >= params->partition_size)
+		return -EINVAL;
+	if (params->threshold_pct < 1 ||
+	    params->threshold_pct > PPF_MAX_THRESHOLD_PCT)
+		return -EINVAL;
+	if (params->max_nodes < PPF_MIN_NODES ||
+	    params->max_nodes > PPF_MAX_NODES ||
+	    params->max_nodes < params->partition_size)
+		return -EINVAL;
+	if (params->max_predictions < 1 ||
+	    params->max_predictions > PPF_MAX_PREDICTIONS)
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * ppf_model_bytes_needed() - memory ppf_model_create() will allocate
+ * @params: valid parameters
+ *
+ * Lets a caller turn a memory budget into a node budget before creating.
+ *
+ * Return: bytes, or 0 if @params are not valid.
+ */
+u64 ppf_model_bytes_needed(const struct ppf_model_params *params)
+{
+	if (ppf_model_params_validate(params))
+		return 0;
+	if (params->kind == PPF_MODEL_LAST_SUCCESSOR)
+		return ppf_last_successor_bytes(params);
+	return ppf_context_model_bytes(params);
+}
+
+/**
+ * ppf_model_create() - make an empty model
+ * @params: its parameters, validated here
+ * @err: set to 0, -EINVAL for bad parameters or -ENOMEM
+ *
+ * Allocates everything the model will ever use.  May sleep (in the kernel:
+ * GFP_KERNEL); call it from process context, never from the event path.
+ *
+ * Return: the model, or NULL with *@err set.
+ */
+struct ppf_model *ppf_model_create(const struct ppf_model_params *params,
+				   int *err)
+{
+	struct ppf_model *model;
+
+	*err = ppf_model_params_validate(params);
+	if (*err)
+		return NULL;
+	if (params->kind == PPF_MODEL_LAST_SUCCESSOR)
+		model = ppf_last_successor_create(params, err);
+	else
+		model = ppf_context_model_create(params, err);
+	if (!model)
+		return NULL;
+	model->params = *params;
+	model->events = 0;
+	return model;
+}
+
+/**
+ * ppf_model_destroy() - free a model and everything it holds
+ * @model: the model, or NULL
+ */
+void ppf_model_destroy(struct ppf_model *model)
+{
+	if (model)
+		model->ops->destroy(model);
+}
+
+/**
+ * ppf_model_event() - count one open or exec and predict what comes next
+ * @model: the model
+ * @file: the caller's id of the file opened
+ * @out: where predictions are written
+ * @max_out: room in @out; at most the model's max_predictions are written
+ *
+ * Never allocates, sleeps or recurses; runs in time bounded by the model's
+ * shape (order times partition size), amortised over events when the node
+ * budget makes it reclaim.
+ *
+ * Return: the number of predictions written, most likely and soonest first.
+ */
+unsigned int ppf_model_event(struct ppf_model *model, u32 file,
+			     struct ppf_prediction *out, unsigned int max_out)
+{
+	if (max_out > model->params.max_predictions)
+		max_out = model->params.max_predictions;
+	model->events++;
+	return model->ops->event(model, file, out, max_out);
+}
+
+/**
+ * ppf_model_stats() - what a model holds and what it did
+ * @model: the model
+ * @stats: filled in
+ */
+void ppf_model_stats(const struct ppf_model *model,
+		     struct ppf_model_stats *stats)
+{
+	memset(stats, 0, sizeof(*stats));
+	stats->events = model->events;
+	stats->max_nodes = model->params.max_nodes;
+	model->ops->stats(model, stats);
+}
+
+/**
+ * ppf_model_pattern_count() - how often the model counted a pattern
+ * @model: the model
+ * @files: the pattern, oldest file first
+ * @len: its length (1 or more)
+ *
+ * For tests and the simulator.  Last successor keeps no counts: it reports
+ * 1 for a file it knows and for a file followed by its last successor.
+ *
+ * Return: the count, 0 if the pattern is not in the model.
+ */
+u32 ppf_model_pattern_count(const struct ppf_model *model, const u32 *files,
+			    u32 len)
+{
+	if (len == 0)
+		return 0;
+	return model->ops->pattern_count(model, files, len);
+}
+
+/**
+ * ppf_model_check() - verify a model's internal invariants
+ * @model: the model
+ *
+ * Walks the whole model: for tests and fuzzing, not for the event path.
+ *
+ * Return: NULL if they hold, else what is broken.
+ */
+const char *ppf_model_check(const struct ppf_model *model)
+{
+	return model->ops->check(model);
+}

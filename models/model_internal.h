@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * model_internal.h - what every model implementation provides
+ *
+ * ppf_model.h is the API; this is the seam behind it.  Each model embeds a
+ * struct ppf_model and fills in its operations; model.c validates
+ * parameters, dispatches and keeps the counters common to all models.
+ */
+#ifndef PPF_MODEL_INTERNAL_H
+#define PPF_MODEL_INTERNAL_H
+
+#include "ppf_model.h"
+
+struct ppf_model;
+
+/**
+ * struct ppf_model_ops - one model's implementation
+ * @event: count one event and write up to @max_out predictions, most
+ *	likely and soonest first; never allocates
+ * @stats: fill in the model-specific statistics
+ * @destroy: free the model
+ * @pattern_count: the count kept for a pattern (tests, simulator)
+ * @check: verify the model's invariants; NULL or what is broken
+ */
+struct ppf_model_ops {
+	unsigned int (*event)(struct ppf_model *model, u32 file,
+			      struct ppf_prediction *out, unsigned int max_out);
+	void (*stats)(const struct ppf_model *model,
+		      struct ppf_model_stats *stats);
+	void (*destroy)(struct ppf_model *model);
+	u32 (*pattern_count)(const struct ppf_model *model, const u32 *files,
+			     u32 len);
+	const char *(*check)(const struct ppf_model *model);
+};
+
+/**
+ * struct ppf_model - the part common to all models
+ * @ops: the implementation
+ * @params: the validated parameters it was made with
+ * @events: events seen
+ */
+struct ppf_model {
+	const struct ppf_model_ops *ops;
+	struct ppf_model_params params;
+	u64 events;
+};
+
+struct ppf_model *ppf_context_model_create(const struct ppf_model_params *params,
+					   int *err);
+struct ppf_model *ppf_last_successor_create(const struct ppf_model_params *params,
+					    int *err);
+u64 ppf_context_model_bytes(const struct ppf_model_params *params);
+u64 ppf_last_successor_bytes(const struct ppf_model_params *params);
+
+#endif /* PPF_MODEL_INTERNAL_H */

@@ -1,0 +1,467 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * partitioned_trie.c - counted trie split into bounded partitions
+ *
+ * See partitioned_trie.h for the overview.  A pattern is seen at most as
+ * often as its prefix, so a child's count is at most its parent's, give or
+ * take the rounding of a halving that falls between a walk counting the
+ * parent and, one event later, the child (see ppf_trie_check()).  Halving
+ * therefore frees whole subtrees: a node that reaches zero is freed with
+ * everything below it.
+ */
+#include "partitioned_trie.h"
+
+/*
+ * A root's link word holds its count (bits 0-7), referenced bit (bit 8) and
+ * the partition's node count (bits 9-31).
+ */
+static inline void ppf_root_set_nodes(struct ppf_node *root, u32 nodes)
+{
+	root->link = (nodes << PPF_ROOT_NODES_SHIFT) |
+		     (root->link & (PPF_ROOT_REF | PPF_COUNT_MAX));
+}
+
+static inline u32 ppf_root_nodes(const struct ppf_node *root)
+{
+	return root->link >> PPF_ROOT_NODES_SHIFT;
+}
+
+/*
+ * Partitions are at most PPF_MAX_PARTITION_SIZE nodes and the index needs a
+ * root per partition; with the budget's nodes spread two or more per
+ * partition on any stream with repeats, half the budget is room enough for
+ * roots, and a full index reclaims like a full pool does.
+ */
+static u32 ppf_trie_max_partitions(u32 max_nodes)
+{
+	return max_nodes / 2 ? max_nodes / 2 : 1;
+}
+
+/**
+ * ppf_trie_bytes() - memory a trie of this shape allocates
+ * @partition_size: most nodes per partition
+ * @max_nodes: the node budget
+ *
+ * Return: bytes.
+ */
+u64 ppf_trie_bytes(u32 partition_size, u32 max_nodes)
+{
+	return ((u64)max_nodes + 1) * sizeof(struct ppf_node) +
+	       ppf_index_bytes(ppf_trie_max_partitions(max_nodes)) +
+	       (u64)partition_size * sizeof(u32);
+}
+
+/**
+ * ppf_trie_init() - allocate an empty trie
+ * @trie: the trie to set up
+ * @partition_size: most nodes per partition
+ * @max_nodes: the node budget
+ * @shrink: called whenever nodes are freed (see ppf_shrink_fn)
+ * @shrink_ctx: passed to @shrink
+ *
+ * Return: 0, -EINVAL or -ENOMEM.
+ */
+int ppf_trie_init(struct ppf_trie *trie, u32 partition_size, u32 max_nodes,
+		  ppf_shrink_fn shrink, void *shrink_ctx)
+{
+	int err;
+
+	memset(trie, 0, sizeof(*trie));
+	trie->partition_size = partition_size;
+	trie->shrink = shrink;
+	trie->shrink_ctx = shrink_ctx;
+	err = ppf_pool_init(&trie->pool, max_nodes);
+	if (err)
+		return err;
+	err = ppf_index_init(&trie->index, ppf_trie_max_partitions(max_nodes));
+	if (err)
+		goto out_pool;
+	trie->stack = ppf_zalloc((size_t)partition_size * sizeof(u32));
+	if (!trie->stack) {
+		err = -ENOMEM;
+		goto out_index;
+	}
+	return 0;
+
+out_index:
+	ppf_index_release(&trie->index);
+out_pool:
+	ppf_pool_release(&trie->pool);
+	return err;
+}
+
+/**
+ * ppf_trie_release() - free all of a trie's memory
+ * @trie: the trie
+ */
+void ppf_trie_release(struct ppf_trie *trie)
+{
+	ppf_free(trie->stack);
+	trie->stack = NULL;
+	ppf_index_release(&trie->index);
+	ppf_pool_release(&trie->pool);
+}
+
+/*
+ * Free @top and everything below it, without recursion and without extra
+ * memory: the children of each node taken off the list are spliced onto the
+ * front of the list through their sibling links.  Returns the number of
+ * nodes freed.
+ */
+static u32 ppf_trie_free_subtree(struct ppf_trie *trie, u32 top)
+{
+	struct ppf_node_pool *pool = &trie->pool;
+	u32 list = top, freed = 0;
+
+	ppf_node_set_sibling(ppf_node(pool, top), PPF_NIL);
+	while (list != PPF_NIL) {
+		struct ppf_node *n = ppf_node(pool, list);
+		u32 idx = list, last;
+
+		list = ppf_node_sibling(n);
+		if (n->child != PPF_NIL) {
+			last = n->child;
+			while (ppf_node_sibling(ppf_node(pool, last)) != PPF_NIL)
+				last = ppf_node_sibling(ppf_node(pool, last));
+			ppf_node_set_sibling(ppf_node(pool, last), list);
+			list = n->child;
+		}
+		ppf_pool_free(pool, idx);
+		freed++;
+	}
+	return freed;
+}
+
+/*
+ * Halve every count in @root's partition and free the nodes that reach
+ * zero.  The root itself stays, with a count of at least 1: it is the
+ * partition, and the caller is about to use it.  Returns the nodes freed.
+ */
+static u32 ppf_trie_halve(struct ppf_trie *trie, u32 root)
+{
+	struct ppf_node_pool *pool = &trie->pool;
+	struct ppf_node *r = ppf_node(pool, root);
+	u32 depth = 0, freed = 0, count;
+
+	count = ppf_node_count(r) / 2;
+	ppf_node_set_count(r, count ? count : 1);
+	trie->stack[depth++] = root;
+	while (depth) {
+		struct ppf_node *parent = ppf_node(pool, trie->stack[--depth]);
+		u32 prev = PPF_NIL, ch = parent->child;
+
+		while (ch != PPF_NIL) {
+			struct ppf_node *c = ppf_node(pool, ch);
+			u32 next = ppf_node_sibling(c);
+
+			count = ppf_node_count(c) / 2;
+			if (count == 0) {
+				if (prev == PPF_NIL)
+					parent->child = next;
+				else
+					ppf_node_set_sibling(ppf_node(pool, prev), next);
+				freed += ppf_trie_free_subtree(trie, ch);
+			} else {
+				ppf_node_set_count(c, count);
+				/* Live nodes of a partition never exceed its size. */
+				trie->stack[depth++] = ch;
+				prev = ch;
+			}
+			ch = next;
+		}
+	}
+	ppf_root_set_nodes(r, ppf_root_nodes(r) - freed);
+	trie->halvings++;
+	trie->halving_freed += freed;
+	if (freed)
+		trie->shrink(trie->shrink_ctx, root, false);
+	return freed;
+}
+
+static void ppf_trie_evict(struct ppf_trie *trie, u32 root)
+{
+	ppf_index_remove(&trie->index, &trie->pool, root);
+	ppf_trie_free_subtree(trie, root);
+	trie->partitions_reclaimed++;
+	trie->shrink(trie->shrink_ctx, root, true);
+}
+
+/*
+ * Reclaim one cold partition other than @keep.  Two sweeps of the clock
+ * always find one if any other partition exists: the first clears every
+ * referenced bit it passes.  The clock's cost is amortised: every bit it
+ * clears was set by an event.
+ */
+static bool ppf_trie_reclaim(struct ppf_trie *trie, u32 keep)
+{
+	u32 steps = 2 * (trie->index.mask + 1);
+
+	while (steps--) {
+		u32 root = ppf_index_clock_next(&trie->index);
+		struct ppf_node *r;
+
+		if (root == PPF_NIL || root == keep)
+			continue;
+		r = ppf_node(&trie->pool, root);
+		if (r->link & PPF_ROOT_REF) {
+			r->link &= ~PPF_ROOT_REF;
+			continue;
+		}
+		ppf_trie_evict(trie, root);
+		return true;
+	}
+	return false;
+}
+
+/* Take a node from the pool, reclaiming a cold partition if it is empty. */
+static u32 ppf_trie_alloc(struct ppf_trie *trie, u32 keep, u32 file)
+{
+	u32 idx = ppf_pool_alloc(&trie->pool, file);
+
+	if (idx == PPF_NIL && ppf_trie_reclaim(trie, keep))
+		idx = ppf_pool_alloc(&trie->pool, file);
+	return idx;
+}
+
+/**
+ * ppf_trie_count() - count one more occurrence of a node's pattern
+ * @trie: the trie
+ * @root: the node's partition
+ * @node: the node
+ *
+ * A count at its maximum halves the partition first (ratios are all that
+ * matter), which may free nodes of the partition other than @node's
+ * ancestors; @node itself keeps a count of at least 1 since it is at the
+ * maximum.
+ */
+void ppf_trie_count(struct ppf_trie *trie, u32 root, u32 node)
+{
+	struct ppf_node *n = ppf_node(&trie->pool, node);
+
+	if (ppf_node_count(n) == PPF_COUNT_MAX) {
+		trie->count_saturations++;
+		ppf_trie_halve(trie, root);
+	}
+	ppf_node_set_count(n, ppf_node_count(n) + 1);
+}
+
+/**
+ * ppf_trie_touch_root() - count an occurrence of @file as a first-order node
+ * @trie: the trie
+ * @file: the file
+ *
+ * Finds @file's partition, or creates it (reclaiming a cold partition if the
+ * budget requires), counts the occurrence and marks the partition
+ * referenced.
+ *
+ * Return: the root, or PPF_NIL if no partition could be made.
+ */
+u32 ppf_trie_touch_root(struct ppf_trie *trie, u32 file)
+{
+	u32 root = ppf_index_find(&trie->index, &trie->pool, file);
+
+	if (root != PPF_NIL) {
+		ppf_trie_count(trie, root, root);
+	} else {
+		if (ppf_index_full(&trie->index) &&
+		    !ppf_trie_reclaim(trie, PPF_NIL))
+			return PPF_NIL;
+		root = ppf_trie_alloc(trie, PPF_NIL, file);
+		if (root == PPF_NIL)
+			return PPF_NIL;
+		ppf_root_set_nodes(ppf_node(&trie->pool, root), 1);
+		/* Cannot fail: the index had room or was made room in. */
+		ppf_index_insert(&trie->index, &trie->pool, root);
+	}
+	trie->pool.nodes[root].link |= PPF_ROOT_REF;
+	return root;
+}
+
+/**
+ * ppf_trie_find_child() - find the child of @parent that stands for @file
+ * @trie: the trie
+ * @parent: the parent node
+ * @file: the file
+ *
+ * A child found is moved to the front of its sibling list: recently seen
+ * successors are looked up most often, and ties between equal counts are
+ * then broken in favour of the most recent.
+ *
+ * Return: the child, or PPF_NIL.
+ */
+u32 ppf_trie_find_child(struct ppf_trie *trie, u32 parent, u32 file)
+{
+	struct ppf_node_pool *pool = &trie->pool;
+	struct ppf_node *p = ppf_node(pool, parent);
+	u32 prev = PPF_NIL, ch = p->child;
+
+	while (ch != PPF_NIL) {
+		struct ppf_node *c = ppf_node(pool, ch);
+
+		if (c->file == file) {
+			if (prev != PPF_NIL) {
+				ppf_node_set_sibling(ppf_node(pool, prev),
+						     ppf_node_sibling(c));
+				ppf_node_set_sibling(c, p->child);
+				p->child = ch;
+			}
+			return ch;
+		}
+		prev = ch;
+		ch = ppf_node_sibling(c);
+	}
+	return PPF_NIL;
+}
+
+/**
+ * ppf_trie_add_child() - add a child for @file under @parent, count 1
+ * @trie: the trie
+ * @root: the partition of @parent
+ * @parent: the parent node
+ * @file: the file
+ *
+ * A full partition is halved first; if that frees nothing, or frees
+ * @parent itself, the node is dropped.  An empty pool reclaims a cold
+ * partition other than @root.
+ *
+ * Return: the new child, or PPF_NIL if it was dropped.
+ */
+u32 ppf_trie_add_child(struct ppf_trie *trie, u32 root, u32 parent, u32 file)
+{
+	struct ppf_node_pool *pool = &trie->pool;
+	struct ppf_node *r = ppf_node(pool, root);
+	struct ppf_node *p;
+	u32 ch;
+
+	if (ppf_root_nodes(r) >= trie->partition_size &&
+	    (ppf_trie_halve(trie, root) == 0 ||
+	     ppf_node_count(ppf_node(pool, parent)) == 0)) {
+		trie->nodes_dropped++;
+		return PPF_NIL;
+	}
+	ch = ppf_trie_alloc(trie, root, file);
+	if (ch == PPF_NIL) {
+		trie->nodes_dropped++;
+		return PPF_NIL;
+	}
+	p = ppf_node(pool, parent);
+	ppf_node_set_sibling(ppf_node(pool, ch), p->child);
+	p->child = ch;
+	r = ppf_node(pool, root);
+	ppf_root_set_nodes(r, ppf_root_nodes(r) + 1);
+	return ch;
+}
+
+/**
+ * ppf_trie_pattern_count() - how often a pattern was counted
+ * @trie: the trie
+ * @files: the pattern, first file first
+ * @len: its length, at least 1
+ *
+ * For tests and the simulator: not used on the event path.
+ *
+ * Return: the count of the pattern's node, 0 if there is none.
+ */
+u32 ppf_trie_pattern_count(const struct ppf_trie *trie, const u32 *files,
+			   u32 len)
+{
+	const struct ppf_node_pool *pool = &trie->pool;
+	u32 node = ppf_index_find(&trie->index, pool, files[0]);
+	u32 i;
+
+	for (i = 1; i < len && node != PPF_NIL; i++) {
+		u32 ch = ppf_node(pool, node)->child;
+
+		while (ch != PPF_NIL && ppf_node(pool, ch)->file != files[i])
+			ch = ppf_node_sibling(ppf_node(pool, ch));
+		node = ch;
+	}
+	return node == PPF_NIL ? 0 : ppf_node_count(ppf_node(pool, node));
+}
+
+/* Check one partition; returns its node count or 0 after setting @why. */
+static u32 ppf_trie_check_partition(const struct ppf_trie *trie, u32 root,
+				    const char **why)
+{
+	const struct ppf_node_pool *pool = &trie->pool;
+	u32 depth = 0, seen = 1;
+
+	if (ppf_node_count(ppf_node(pool, root)) == 0) {
+		*why = "root with count 0";
+		return 0;
+	}
+	trie->stack[depth++] = root;
+	while (depth) {
+		const struct ppf_node *p = ppf_node(pool, trie->stack[--depth]);
+		u32 ch;
+
+		for (ch = p->child; ch != PPF_NIL;
+		     ch = ppf_node_sibling(ppf_node(pool, ch))) {
+			const struct ppf_node *c = ppf_node(pool, ch);
+
+			if (ch > pool->capacity || ppf_node_count(c) == 0) {
+				*why = "link to a free or invalid node";
+				return 0;
+			}
+			/*
+			 * A walk counts a parent one event and its child
+			 * the next; a halving in between rounds the two
+			 * apart, so a child may lead its parent by one.
+			 */
+			if (ppf_node_count(c) > ppf_node_count(p) + 1) {
+				*why = "child counted more often than its parent";
+				return 0;
+			}
+			if (++seen > trie->partition_size) {
+				*why = "partition larger than partition_size";
+				return 0;
+			}
+			trie->stack[depth++] = ch;
+		}
+	}
+	if (seen != ppf_trie_partition_nodes(trie, root)) {
+		*why = "partition node count out of step";
+		return 0;
+	}
+	return seen;
+}
+
+/**
+ * ppf_trie_check() - verify the trie's invariants
+ * @trie: the trie
+ *
+ * Walks everything: for tests and fuzzing only.  Every partition within
+ * partition_size and its recorded node count, every count at least 1 and
+ * at most its parent's, every node in use reachable from exactly one
+ * partition, the pool within its budget.
+ *
+ * Return: NULL if all hold, else a description of the first broken one.
+ */
+const char *ppf_trie_check(const struct ppf_trie *trie)
+{
+	const char *why = NULL;
+	u64 nodes = 0, roots = 0;
+	u32 slot;
+
+	if (trie->pool.in_use > trie->pool.capacity)
+		return "more nodes in use than the budget";
+	for (slot = 0; slot <= trie->index.mask; slot++) {
+		u32 root = trie->index.slots[slot], n;
+
+		if (root == PPF_NIL)
+			continue;
+		if (ppf_index_find(&trie->index, &trie->pool,
+				   trie->pool.nodes[root].file) != root)
+			return "index entry unreachable from its home slot";
+		n = ppf_trie_check_partition(trie, root, &why);
+		if (!n)
+			return why;
+		nodes += n;
+		roots++;
+	}
+	if (roots != trie->index.used)
+		return "index entry count out of step";
+	if (nodes != trie->pool.in_use)
+		return "nodes in use not all reachable from a partition";
+	return NULL;
+}

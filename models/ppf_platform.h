@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ppf_platform.h - the few things the models need from their host
+ *
+ * The models in this directory are built unchanged into the kernel module
+ * and into userspace programs (the simulator, tests, fuzzers, benchmark).
+ * This header is the only place that knows which of the two it is: it maps
+ * fixed-width types, errno values and the create-time allocator.  Nothing
+ * here is used on the event path except plain integer types: the models
+ * allocate everything they will ever need when they are created.
+ */
+#ifndef PPF_PLATFORM_H
+#define PPF_PLATFORM_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#include <linux/errno.h>
+#include <linux/string.h>
+#include <linux/slab.h>
+#include <linux/mm.h>
+
+/* Create-time only: may sleep, may use vmalloc for large pools. */
+#define ppf_zalloc(size)	kvzalloc((size), GFP_KERNEL)
+#define ppf_free(ptr)		kvfree(ptr)
+#define ppf_container_of(ptr, type, member)	container_of(ptr, type, member)
+
+#else /* userspace */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <errno.h>
+
+typedef uint8_t u8;
+typedef uint16_t u16;
+typedef uint32_t u32;
+typedef uint64_t u64;
+
+#define ppf_zalloc(size)	calloc(1, (size))
+#define ppf_free(ptr)		free(ptr)
+#define ppf_container_of(ptr, type, member) \
+	((type *)((char *)(ptr) - offsetof(type, member)))
+
+#endif /* __KERNEL__ */
+
+#endif /* PPF_PLATFORM_H */

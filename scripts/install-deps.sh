@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# install-deps.sh GROUP... - install the Debian packages a make target needs
+#
+# Installs only what is missing, so repeated runs cost a dpkg query.  Groups:
+#   build   gcc make zlib1g-dev            (models, simulator, benchmark)
+#   test    + clang libclang-rt-14-dev     (sanitizers, libFuzzer)
+#           + strace python3                (trace recorder and its tests)
+set -euo pipefail
+
+declare -A GROUP=(
+	[build]="gcc make libc6-dev zlib1g-dev python3"
+	[test]="gcc make libc6-dev zlib1g-dev python3 clang libclang-rt-14-dev strace"
+)
+
+want=()
+for g in "$@"; do
+	[[ -n "${GROUP[$g]:-}" ]] || { echo "install-deps: unknown group '$g'" >&2; exit 2; }
+	want+=(${GROUP[$g]})
+done
+missing=()
+for p in "${want[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[[ ${#missing[@]} -eq 0 ]] && exit 0
+echo "install-deps: installing ${missing[*]}"
+if [[ $(id -u) -ne 0 ]]; then
+	echo "install-deps: need root to run: apt-get install ${missing[*]}" >&2
+	exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fuzz_model.c - libFuzzer target for the model API
+ *
+ * The first bytes choose the parameters (any values: invalid ones must be
+ * refused cleanly, never crash); the rest is an event stream of 1- or
+ * 2-byte file ids, so that small alphabets with many repeats are reached
+ * quickly.  After every event the model's invariants are checked, and a
+ * twin fed the same events must predict the same files.
+ */
+#include "../../models/ppf_model.h"
+#include <stdio.h>
+
+static u32 take(const u8 **data, size_t *size, unsigned int bytes)
+{
+	u32 v = 0;
+
+	while (bytes-- && *size) {
+		v = (v << 8) | **data;
+		(*data)++;
+		(*size)--;
+	}
+	return v;
+}
+
+int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
+{
+	struct ppf_prediction out[PPF_MAX_PREDICTIONS], out2[PPF_MAX_PREDICTIONS];
+	struct ppf_model_params p;
+	struct ppf_model *m, *twin;
+	struct ppf_model_stats st;
+	u32 wide;
+	int err;
+
+	p.kind = take(&data, &size, 1) % 4;
+	p.partition_size = take(&data, &size, 1);
+	p.model_order = take(&data, &size, 1);
+	p.threshold_pct = take(&data, &size, 1);
+	p.max_nodes = take(&data, &size, 2);
+	p.max_predictions = take(&data, &size, 1) % (PPF_MAX_PREDICTIONS + 2);
+	wide = take(&data, &size, 1) & 1;
+	m = ppf_model_create(&p, &err);
+	if (!m) {
+		if (err != -EINVAL || ppf_model_params_validate(&p) != -EINVAL)
+			__builtin_trap();
+		return 0;
+	}
+	twin = ppf_model_create(&p, &err);
+	if (!twin)
+		__builtin_trap();
+	while (size) {
+		u32 f = take(&data, &size, wide ? 2 : 1);
+		unsigned int n = ppf_model_event(m, f, out, PPF_MAX_PREDICTIONS);
+		unsigned int n2 = ppf_model_event(twin, f, out2, PPF_MAX_PREDICTIONS);
+		const char *why = ppf_model_check(m);
+
+		if (why) {
+			fprintf(stderr, "invariant broken: %s\n", why);
+			__builtin_trap();
+		}
+		if (n > p.max_predictions || n != n2 ||
+		    memcmp(out, out2, n * sizeof(out[0])))
+			__builtin_trap();
+		ppf_model_stats(m, &st);
+		if (st.nodes > p.max_nodes)
+			__builtin_trap();
+	}
+	ppf_model_destroy(m);
+	ppf_model_destroy(twin);
+	return 0;
+}

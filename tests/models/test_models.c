@@ -1,0 +1,341 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_models.c - the models against hand-worked sequences
+ *
+ * Every expected number below was worked out by hand from the rules in
+ * docs/models.md, not read back from the code.
+ */
+#include "../../models/ppf_model.h"
+#include "test_harness.h"
+
+#define A 'A'
+#define B 'B'
+#define C 'C'
+#define D 'D'
+#define E 'E'
+
+static struct ppf_model *make(enum ppf_model_kind kind, u32 ps, u32 order,
+			      u32 threshold)
+{
+	struct ppf_model_params p;
+	struct ppf_model *m;
+	int err;
+
+	ppf_model_params_init(&p, kind);
+	p.partition_size = ps;
+	p.model_order = order;
+	p.threshold_pct = threshold;
+	m = ppf_model_create(&p, &err);
+	EXPECT(m != NULL, "create failed with %d", err);
+	return m;
+}
+
+static unsigned int feed(struct ppf_model *m, const char *seq,
+			 struct ppf_prediction *out)
+{
+	unsigned int n = 0;
+
+	for (; *seq; seq++)
+		n = ppf_model_event(m, (u32)*seq, out, PPF_MAX_PREDICTIONS);
+	return n;
+}
+
+static u32 count_of(struct ppf_model *m, const char *pattern)
+{
+	u32 files[16];
+	u32 len = 0;
+
+	for (; *pattern; pattern++)
+		files[len++] = (u32)*pattern;
+	return ppf_model_pattern_count(m, files, len);
+}
+
+/* The paper's example: C A C B C A A B C A, order 2. */
+static void test_pcm_paper_trie(void)
+{
+	static const struct { const char *pat; u32 count; } want[] = {
+		{ "C", 4 }, { "A", 4 }, { "B", 2 },
+		{ "CA", 3 }, { "AC", 1 }, { "CB", 1 }, { "BC", 2 },
+		{ "AA", 1 }, { "AB", 1 },
+		{ "CAC", 1 }, { "ACB", 1 }, { "CBC", 1 }, { "BCA", 2 },
+		{ "CAA", 1 }, { "AAB", 1 }, { "ABC", 1 },
+		{ "BA", 0 }, { "CC", 0 }, { "CACB", 0 },
+	};
+	struct ppf_prediction out[PPF_MAX_PREDICTIONS];
+	struct ppf_model_stats st;
+	struct ppf_model *m = make(PPF_MODEL_PCM, 32, 2, 10);
+	unsigned int i, n;
+
+	n = feed(m, "CACBCAABCA", out);
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		EXPECT(count_of(m, want[i].pat) == want[i].count,
+		       "count(%s) = %u, want %u", want[i].pat,
+		       count_of(m, want[i].pat), want[i].count);
+	ppf_model_stats(m, &st);
+	EXPECT(st.nodes == 16, "nodes %u, want 3 + 6 + 7", st.nodes);
+	EXPECT(st.partitions == 3, "partitions %u", st.partitions);
+	/*
+	 * Context "C A" was seen 3 times, its last occurrence is now: the 2
+	 * earlier ones were followed once by C and once by A: 1/2 each.
+	 */
+	EXPECT(n == 2, "%u predictions", n);
+	if (n == 2) {
+		EXPECT(out[0].likelihood == 500 && out[1].likelihood == 500,
+		       "likelihoods %u %u", out[0].likelihood, out[1].likelihood);
+		EXPECT((out[0].file == A && out[1].file == C) ||
+		       (out[0].file == C && out[1].file == A),
+		       "files %c %c", out[0].file, out[1].file);
+		EXPECT(out[0].lead == 1 && out[1].lead == 1, "leads");
+	}
+	/* With a threshold above 50% neither is predicted. */
+	ppf_model_destroy(m);
+	m = make(PPF_MODEL_PCM, 32, 2, 51);
+	n = feed(m, "CACBCAABCA", out);
+	EXPECT(n == 0, "%u predictions above 51%%", n);
+	EXPECT(ppf_model_check(m) == NULL, "%s", ppf_model_check(m));
+	ppf_model_destroy(m);
+}
+
+/* Order 1 keeps patterns of two files only. */
+static void test_pcm_order_bounds_patterns(void)
+{
+	struct ppf_prediction out[PPF_MAX_PREDICTIONS];
+	struct ppf_model *m = make(PPF_MODEL_PCM, 32, 1, 10);
+
+	feed(m, "CACBCAABCA", out);
+	EXPECT(count_of(m, "CA") == 3, "CA %u", count_of(m, "CA"));
+	EXPECT(count_of(m, "BCA") == 0, "BCA %u", count_of(m, "BCA"));
+	ppf_model_destroy(m);
+}
+
+/* A full partition halves its counts and frees the nodes reaching 0. */
+static void test_pcm_partition_halves(void)
+{
+	struct ppf_prediction out[PPF_MAX_PREDICTIONS];
+	struct ppf_model_stats st;
+	struct ppf_model *m = make(PPF_MODEL_PCM, 4, 1, 10);
+
+	/* Partition A fills with A, AB, AC, AD: 4 nodes. */
+	feed(m, "ABACAD", out);
+	EXPECT(count_of(m, "A") == 3, "A %u", count_of(m, "A"));
+	EXPECT(count_of(m, "AD") == 1, "AD %u", count_of(m, "AD"));
+	/* A again (count 4), then E needs a fifth node: halve. */
+	feed(m, "AE", out);
+	EXPECT(count_of(m, "A") == 2, "A %u after halving", count_of(m, "A"));
+	EXPECT(count_of(m, "AB") == 0 && count_of(m, "AC") == 0 &&
+	       count_of(m, "AD") == 0, "singletons freed");
+	EXPECT(count_of(m, "AE") == 1, "AE %u", count_of(m, "AE"));
+	ppf_model_stats(m, &st);
+	EXPECT(st.halvings == 1 && st.halving_freed == 3,
+	       "halvings %llu freed %llu", (unsigned long long)st.halvings,
+	       (unsigned long long)st.halving_freed);
+	EXPECT(ppf_model_check(m) == NULL, "%s", ppf_model_check(m));
+	ppf_model_destroy(m);
+}
+
+/* A full partition whose halving frees nothing drops the new node. */
+static void test_pcm_partition_drops(void)
+{
+	struct ppf_prediction out[PPF_MAX_PREDICTIONS];
+	struct ppf_model_stats st;
+	struct ppf_model *m = make(PPF_MODEL_PCM, 2, 1, 10);
+
+	/* A(3) AB(2) fill partition A; A C: halve to A 1, AB 1; drop AC. */
+	feed(m, "ABABAC", out);
+	EXPECT(count_of(m, "A") == 1, "A %u", count_of(m, "A"));
+	EXPECT(count_of(m, "AB") == 1, "AB %u", count_of(m, "AB"));
+	EXPECT(count_of(m, "AC") == 0, "AC %u", count_of(m, "AC"));
+	ppf_model_stats(m, &st);
+	EXPECT(st.nodes_dropped == 1, "dropped %llu",
+	       (unsigned long long)st.nodes_dropped);
+	ppf_model_destroy(m);
+}
+
+/* EPCM extends a pattern by one file per occurrence. */
+static void test_epcm_grows_one_node_per_occurrence(void)
+{
+	struct ppf_prediction out[PPF_MAX_PREDICTIONS];
+	struct ppf_model *m = make(PPF_MODEL_EPCM, 16, 12, 10);
+
+	feed(m, "ABCDX", out);
+	EXPECT(count_of(m, "AB") == 1, "AB after 1");
+	EXPECT(count_of(m, "ABC") == 0, "ABC after 1");
+	feed(m, "ABCDY", out);
+	EXPECT(count_of(m, "AB") == 2, "AB after 2: %u", count_of(m, "AB"));
+	EXPECT(count_of(m, "ABC") == 1, "ABC after 2");
+	EXPECT(count_of(m, "ABCD") == 0, "ABCD after 2");
+	feed(m, "ABCDZ", out);
+	EXPECT(count_of(m, "ABC") == 2, "ABC after 3");
+	EXPECT(count_of(m, "ABCD") == 1, "ABCD after 3");
+	EXPECT(count_of(m, "ABCDZ") == 0, "ABCDZ after 3");
+	/* PCM of the same order would have the whole pattern at once. */
+	ppf_model_destroy(m);
+	m = make(PPF_MODEL_PCM, 16, 12, 10);
+	feed(m, "ABCDX", out);
+	EXPECT(count_of(m, "ABCDX") == 1, "PCM ABCDX");
+	EXPECT(ppf_model_check(m) == NULL, "%s", ppf_model_check(m));
+	ppf_model_destroy(m);
+}
+
+/* Trained on a repeated sequence, EPCM predicts the sequence ahead. */
+static void test_epcm_predicts_chain(void)
+{
+	struct ppf_prediction out[PPF_MAX_PREDICTIONS];
+	struct ppf_model *m = make(PPF_MODEL_EPCM, 64, 51, 60);
+	unsigned int i, n;
+
+	for (i = 0; i < 8; i++)
+		feed(m, "ABCDEX", out);
+	n = feed(m, "YA", out);
+	/* A is always followed by B C D E X: each step certain. */
+	EXPECT(n >= 5, "%u predictions", n);
+	if (n >= 5) {
+		static const char want[] = "BCDEX";
+
+		for (i = 0; i < 5; i++) {
+			EXPECT(out[i].file == (u32)want[i] && out[i].lead == i + 1,
+			       "prediction %u: %c lead %u", i, out[i].file,
+			       out[i].lead);
+			EXPECT(out[i].likelihood == 1000, "likelihood %u",
+			       out[i].likelihood);
+		}
+	}
+	/* PCM names only the next file. */
+	ppf_model_destroy(m);
+	m = make(PPF_MODEL_PCM, 64, 2, 60);
+	for (i = 0; i < 8; i++)
+		feed(m, "ABCDEX", out);
+	n = feed(m, "YA", out);
+	EXPECT(n == 1 && out[0].file == B && out[0].lead == 1, "PCM %u", n);
+	ppf_model_destroy(m);
+}
+
+/* A branch below the threshold ends the chain. */
+static void test_epcm_chain_stops_below_threshold(void)
+{
+	struct ppf_prediction out[PPF_MAX_PREDICTIONS];
+	struct ppf_model *m = make(PPF_MODEL_EPCM, 64, 51, 60);
+	unsigned int i, n;
+
+	/* After A B: C half the time, D the other half. */
+	for (i = 0; i < 8; i++)
+		feed(m, i % 2 ? "ABCX" : "ABDX", out);
+	n = feed(m, "YA", out);
+	EXPECT(n == 1 && out[0].file == B, "%u predictions, first %c", n,
+	       n ? out[0].file : '-');
+	ppf_model_destroy(m);
+}
+
+/* Last successor predicts what followed last time, and replaces it. */
+static void test_last_successor_replaces(void)
+{
+	struct ppf_prediction out[PPF_MAX_PREDICTIONS];
+	struct ppf_model *m = make(PPF_MODEL_LAST_SUCCESSOR, 32, 2, 10);
+	unsigned int n;
+
+	n = feed(m, "A", out);
+	EXPECT(n == 0, "nothing known yet");
+	n = feed(m, "BA", out);
+	EXPECT(n == 1 && out[0].file == B, "A -> B");
+	EXPECT(out[0].likelihood == PPF_LIKELIHOOD_UNKNOWN, "no likelihood");
+	n = feed(m, "CA", out);
+	EXPECT(n == 1 && out[0].file == C, "A -> C replaces A -> B");
+	EXPECT(count_of(m, "AC") == 1 && count_of(m, "AB") == 0, "one successor");
+	EXPECT(ppf_model_check(m) == NULL, "%s", ppf_model_check(m));
+	ppf_model_destroy(m);
+}
+
+/* Counts that would pass 255 halve the partition instead. */
+static void test_count_saturation_halves(void)
+{
+	struct ppf_prediction out[PPF_MAX_PREDICTIONS];
+	struct ppf_model_stats st;
+	struct ppf_model *m = make(PPF_MODEL_PCM, 8, 1, 10);
+	unsigned int i;
+
+	for (i = 0; i < 300; i++)
+		feed(m, "AB", out);
+	ppf_model_stats(m, &st);
+	EXPECT(st.count_saturations >= 1, "saturations %llu",
+	       (unsigned long long)st.count_saturations);
+	EXPECT(count_of(m, "A") <= 255 && count_of(m, "AB") >= 1, "bounded");
+	EXPECT(ppf_model_check(m) == NULL, "%s", ppf_model_check(m));
+	ppf_model_destroy(m);
+}
+
+static void expect_invalid(struct ppf_model_params p, const char *what)
+{
+	struct ppf_model *m;
+	int err = 0;
+
+	EXPECT(ppf_model_params_validate(&p) == -EINVAL, "%s accepted", what);
+	m = ppf_model_create(&p, &err);
+	EXPECT(m == NULL && err == -EINVAL, "%s created (err %d)", what, err);
+	ppf_model_destroy(m);
+}
+
+static void test_params_validation(void)
+{
+	struct ppf_model_params good, p;
+	enum ppf_model_kind kind;
+	int k;
+
+	for (k = PPF_MODEL_LAST_SUCCESSOR; k <= PPF_MODEL_EPCM; k++) {
+		EXPECT(ppf_model_params_init(&good, k) == 0, "init %d", k);
+		EXPECT(ppf_model_params_validate(&good) == 0, "defaults %d", k);
+		EXPECT(ppf_model_bytes_needed(&good) > 0, "bytes %d", k);
+		p = good; p.kind = 3; expect_invalid(p, "kind 3");
+		p = good; p.kind = (enum ppf_model_kind)-1; expect_invalid(p, "kind -1");
+		p = good; p.partition_size = 0; expect_invalid(p, "ps 0");
+		p = good; p.partition_size = 1; expect_invalid(p, "ps 1");
+		p = good; p.partition_size = PPF_MAX_PARTITION_SIZE + 1;
+		expect_invalid(p, "ps max+1");
+		p = good; p.partition_size = 0xffffffffu; expect_invalid(p, "ps huge");
+		p = good; p.model_order = 0; expect_invalid(p, "order 0");
+		p = good; p.model_order = p.partition_size; expect_invalid(p, "order = ps");
+		p = good; p.model_order = 0xffffffffu; expect_invalid(p, "order huge");
+		p = good; p.threshold_pct = 0; expect_invalid(p, "threshold 0");
+		p = good; p.threshold_pct = 101; expect_invalid(p, "threshold 101");
+		p = good; p.max_nodes = PPF_MIN_NODES - 1; expect_invalid(p, "nodes min-1");
+		p = good; p.max_nodes = PPF_MAX_NODES + 1; expect_invalid(p, "nodes max+1");
+		p = good; p.partition_size = 128; p.max_nodes = 100;
+		expect_invalid(p, "nodes < ps");
+		p = good; p.max_predictions = 0; expect_invalid(p, "predictions 0");
+		p = good; p.max_predictions = PPF_MAX_PREDICTIONS + 1;
+		expect_invalid(p, "predictions max+1");
+	}
+	/* Edges that are valid. */
+	p = good; p.partition_size = 2; p.model_order = 1; p.max_nodes = PPF_MIN_NODES;
+	EXPECT(ppf_model_params_validate(&p) == 0, "smallest shape");
+	p = good; p.partition_size = PPF_MAX_PARTITION_SIZE;
+	p.model_order = PPF_MAX_PARTITION_SIZE - 1;
+	EXPECT(ppf_model_params_validate(&p) == 0, "largest shape");
+	EXPECT(ppf_model_params_init(&p, 7) == -EINVAL, "init unknown kind");
+	EXPECT(ppf_model_kind_parse("epcm", &kind) == 0 && kind == PPF_MODEL_EPCM, "epcm");
+	kind = PPF_MODEL_PCM;
+	EXPECT(ppf_model_kind_parse("EPCM", &kind) == -EINVAL && kind == PPF_MODEL_PCM,
+	       "names are exact and a bad one leaves the old value");
+	EXPECT(ppf_model_kind_parse("", &kind) == -EINVAL, "empty name");
+	EXPECT(ppf_model_kind_name(PPF_MODEL_LAST_SUCCESSOR) &&
+	       strcmp(ppf_model_kind_name(PPF_MODEL_LAST_SUCCESSOR), "last_successor") == 0,
+	       "name");
+}
+
+static const struct ppf_test tests[] = {
+	{ "pcm_paper_trie", test_pcm_paper_trie },
+	{ "pcm_order_bounds_patterns", test_pcm_order_bounds_patterns },
+	{ "pcm_partition_halves", test_pcm_partition_halves },
+	{ "pcm_partition_drops", test_pcm_partition_drops },
+	{ "epcm_grows_one_node_per_occurrence", test_epcm_grows_one_node_per_occurrence },
+	{ "epcm_predicts_chain", test_epcm_predicts_chain },
+	{ "epcm_chain_stops_below_threshold", test_epcm_chain_stops_below_threshold },
+	{ "last_successor_replaces", test_last_successor_replaces },
+	{ "count_saturation_halves", test_count_saturation_halves },
+	{ "params_validation", test_params_validation },
+};
+
+int main(int argc, char **argv)
+{
+	return ppf_run_tests(tests, sizeof(tests) / sizeof(tests[0]),
+			     argc > 1 ? argv[1] : NULL);
+}
