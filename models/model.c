@@ -7,10 +7,13 @@
  * out of range is refused with -EINVAL and the caller keeps what it had.
  */
 #include "model_internal.h"
+#include "node_pool.h"
 
 #define PPF_DEFAULT_THRESHOLD_PCT	10
 #define PPF_DEFAULT_MAX_NODES		(1u << 20)
 #define PPF_DEFAULT_MAX_PREDICTIONS	16
+#define PPF_NODE_BYTES			sizeof(struct ppf_node)
+#define PPF_INDEX_ENTRY_BYTES		sizeof(u32)
 
 static const char * const ppf_kind_names[] = {
 	[PPF_MODEL_LAST_SUCCESSOR] = "last_successor",
@@ -197,6 +200,8 @@ void ppf_model_stats(const struct ppf_model *model,
 	stats->events = model->events;
 	stats->max_nodes = model->params.max_nodes;
 	model->ops->stats(model, stats);
+	stats->bytes_in_use = (u64)stats->nodes * PPF_NODE_BYTES +
+			      (u64)stats->partitions * PPF_INDEX_ENTRY_BYTES;
 }
 
 /**

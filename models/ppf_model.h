@@ -96,7 +96,8 @@ struct ppf_prediction {
  * @nodes: nodes in use
  * @partitions: partitions (distinct files with a first-order node)
  * @max_nodes: the node budget
- * @bytes: bytes allocated for the model, all included
+ * @bytes: bytes allocated for the model, all included (fixed at creation)
+ * @bytes_in_use: bytes of nodes in use and of their file index entries
  * @halvings: partitions halved because they were full
  * @halving_freed: nodes freed by halving
  * @nodes_dropped: new nodes not added because a halving freed nothing
@@ -109,6 +110,7 @@ struct ppf_model_stats {
 	u32 partitions;
 	u32 max_nodes;
 	u64 bytes;
+	u64 bytes_in_use;
 	u64 halvings;
 	u64 halving_freed;
 	u64 nodes_dropped;

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * event_stream.c - turn a trace into the events the kernel hooks would see
+ *
+ * The kernel module learns from successful opens and execs of regular
+ * files, so that is what the simulator feeds the models: a failed open (a
+ * compiler probing its include path, say) touches no file and can be
+ * neither learned nor prefetched.
+ */
+#include <stdlib.h>
+#include "event_stream.h"
+#include "../trace-replay/trace.h"
+
+static int ppf_is_model_event(const struct ppf_trace_event *e)
+{
+	if (e->op == PPF_OP_EXEC)
+		return e->result >= 0;
+	return e->op == PPF_OP_OPEN && e->result >= 0;
+}
+
+/**
+ * ppf_event_stream_from_trace() - extract the open/exec sequence
+ * @t: a parsed trace
+ * @s: filled in; free with ppf_event_stream_free()
+ *
+ * Return: 0, or -1 if out of memory.
+ */
+int ppf_event_stream_from_trace(const struct ppf_trace *t,
+				struct ppf_event_stream *s)
+{
+	unsigned char *seen;
+	size_t i;
+
+	s->file = calloc(t->nevents ? t->nevents : 1, sizeof(*s->file));
+	s->time_ns = calloc(t->nevents ? t->nevents : 1, sizeof(*s->time_ns));
+	seen = calloc(t->nfiles ? t->nfiles : 1, 1);
+	s->n = 0;
+	s->distinct = 0;
+	if (!s->file || !s->time_ns || !seen) {
+		free(seen);
+		ppf_event_stream_free(s);
+		return -1;
+	}
+	for (i = 0; i < t->nevents; i++) {
+		const struct ppf_trace_event *e = &t->events[i];
+
+		if (!ppf_is_model_event(e))
+			continue;
+		s->file[s->n] = e->file;
+		s->time_ns[s->n] = e->start_ns;
+		s->n++;
+		if (!seen[e->file]) {
+			seen[e->file] = 1;
+			s->distinct++;
+		}
+	}
+	free(seen);
+	return 0;
+}
+
+/**
+ * ppf_event_stream_free() - free a stream's arrays
+ * @s: the stream
+ */
+void ppf_event_stream_free(struct ppf_event_stream *s)
+{
+	free(s->file);
+	free(s->time_ns);
+	s->file = NULL;
+	s->time_ns = NULL;
+	s->n = 0;
+}

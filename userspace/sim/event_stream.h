@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * event_stream.h - the open/exec sequence a model sees, taken from a trace
+ */
+#ifndef PPF_EVENT_STREAM_H
+#define PPF_EVENT_STREAM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct ppf_trace;
+
+/**
+ * struct ppf_event_stream - model events of one trace
+ * @file: trace file index of each event (the model's file id)
+ * @time_ns: recorded start time of each event
+ * @n: number of events
+ * @distinct: number of distinct files among them
+ */
+struct ppf_event_stream {
+	uint32_t *file;
+	uint64_t *time_ns;
+	size_t n;
+	size_t distinct;
+};
+
+int ppf_event_stream_from_trace(const struct ppf_trace *t,
+				struct ppf_event_stream *s);
+void ppf_event_stream_free(struct ppf_event_stream *s);
+
+#endif /* PPF_EVENT_STREAM_H */

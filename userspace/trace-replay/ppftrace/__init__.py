@@ -1,0 +1,1 @@
+"""ppf trace recorder and reader (see docs/trace-format.md)."""

@@ -1,0 +1,332 @@
+"""Writer and strict reader of the ppf trace format (docs/trace-format.md).
+
+The reader applies the same rules as the C parser (trace.c) so that a trace
+accepted by one is accepted by the other; errors name the line number.
+"""
+import gzip
+
+VERSION = 1
+OPS = {  # op -> names of the arguments after "START DUR PID OP FILE"
+    "open": ("flags", "result"),
+    "exec": ("result",),
+    "read": ("fd", "offset", "len", "result"),
+    "write": ("fd", "offset", "len", "result"),
+    "mmap": ("fd", "offset", "len", "prot"),
+    "close": ("fd", "result"),
+    "stat": ("result",),
+}
+HEX_ARGS = {"flags", "prot"}
+META_NUMS = ("elapsed_ns", "corrected_elapsed_ns", "untraced_elapsed_ns",
+             "compute_ns", "traced_syscalls", "strace_overhead_ns",
+             "strace_dur_overhead_ns", "strace_gap_overhead_ns")
+
+
+class TraceError(Exception):
+    pass
+
+
+def escape(raw: bytes) -> str:
+    """C-escape a path/value: keeps the trace ASCII, one record per line."""
+    out = []
+    for b in raw:
+        if b == 0x5C:
+            out.append("\\\\")
+        elif b == 0x0A:
+            out.append("\\n")
+        elif b == 0x09:
+            out.append("\\t")
+        elif b == 0x0D:
+            out.append("\\r")
+        elif b < 0x20 or b >= 0x7F:
+            out.append("\\%03o" % b)
+        else:
+            out.append(chr(b))
+    return "".join(out)
+
+
+def unescape(s: str) -> bytes:
+    out = bytearray()
+    i, n = 0, len(s)
+    while i < n:
+        c = s[i]
+        i += 1
+        if c != "\\":
+            if ord(c) < 0x20 or ord(c) == 0x7F:
+                raise ValueError("unescaped control character")
+            out += c.encode("utf-8", "surrogateescape")
+            continue
+        if i >= n:
+            raise ValueError("backslash at end of field")
+        c = s[i]
+        i += 1
+        if c in "\\ntr":
+            out.append({"\\": 0x5C, "n": 0x0A, "t": 0x09, "r": 0x0D}[c])
+        elif c in "0123":
+            d = s[i - 1:i + 2]
+            if len(d) != 3 or any(x not in "01234567" for x in d):
+                raise ValueError("bad octal escape (need 3 digits)")
+            v = int(d, 8)
+            if v == 0:
+                raise ValueError("NUL byte in escaped field")
+            out.append(v)
+            i += 2
+        else:
+            raise ValueError("unknown escape")
+    return bytes(out)
+
+
+def write_trace(path, meta, files, events):
+    """meta: list of (key, value); files: list of (size, new, pathbytes);
+    events: list of (start, dur, pid, op, fid, args) sorted by start."""
+    lines = ["ppf-trace %d" % VERSION]
+    for k, v in meta:
+        if v is None:
+            continue
+        v = v if isinstance(v, bytes) else str(v).encode()
+        lines.append("meta %s %s" % (k, escape(v)))
+    for i, (size, new, p) in enumerate(files):
+        lines.append("file %d %d %s %s" % (i, size, "new" if new else "pre", escape(p)))
+    for start, dur, pid, op, fid, args in events:
+        parts = [str(start), str(dur), str(pid), op, str(fid)]
+        for name, v in zip(OPS[op], args):
+            parts.append("0x%x" % v if name in HEX_ARGS else str(v))
+        lines.append(" ".join(parts))
+    data = ("\n".join(lines) + "\n").encode("ascii")
+    if str(path).endswith(".gz"):
+        # mtime=0: identical runs give identical bytes.
+        with open(path, "wb") as f, gzip.GzipFile(fileobj=f, mode="wb", mtime=0) as g:
+            g.write(data)
+    else:
+        with open(path, "wb") as f:
+            f.write(data)
+
+
+def _uint(s, maxv):
+    if not s or len(s) > 20 or not s.isdigit() or not s.isascii() or (len(s) > 1 and s[0] == "0"):
+        raise ValueError
+    v = int(s)
+    if v > maxv:
+        raise ValueError
+    return v
+
+
+def _int(s, lo, hi):
+    neg = s.startswith("-")
+    v = _uint(s[1:] if neg else s, 2**63 if neg else 2**63 - 1)
+    if neg and v == 0:
+        raise ValueError
+    v = -v if neg else v
+    if not lo <= v <= hi:
+        raise ValueError
+    return v
+
+
+def _hex32(s):
+    if not (3 <= len(s) <= 10 and s.startswith("0x")) or any(
+            c not in "0123456789abcdefABCDEF" for c in s[2:]):
+        raise ValueError
+    return int(s[2:], 16)
+
+
+ARG_RANGES = {
+    "fd": (0, 2**31 - 1), "offset": (0, 2**63 - 1), "len": (0, 2**63 - 1),
+}
+
+
+def parse_trace(data: bytes, name="<buffer>"):
+    """Returns dict(meta=..., files=[(size,new,path)], events=[...])."""
+    meta, files, events = {}, [], []
+    sec = 0  # 0 header, 1 meta, 2 files, 3 events
+    last = 0
+    lineno = 0
+
+    def fail(msg):
+        raise TraceError("%s:%d: %s" % (name, lineno, msg))
+
+    pos = 0
+    while pos < len(data):
+        nl = data.find(b"\n", pos)
+        lineno += 1
+        if nl < 0:
+            fail("last line not terminated by newline (truncated?)")
+        raw = data[pos:nl]
+        pos = nl + 1
+        if b"\0" in raw:
+            fail("NUL byte in line")
+        line = raw.decode("latin-1")
+        if sec == 0:
+            if not line.startswith("ppf-trace "):
+                fail("missing header 'ppf-trace %d'" % VERSION)
+            try:
+                ver = _uint(line[10:], 1000)
+            except ValueError:
+                fail("bad version in header")
+            if ver != VERSION:
+                fail("unsupported version %d (this parser reads %d)" % (ver, VERSION))
+            sec = 1
+            continue
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith("meta "):
+            if sec > 1:
+                fail("meta line after the file table")
+            f = line.split(" ", 2)
+            if len(f) != 3 or not f[1]:
+                fail("meta: expected 'meta KEY VALUE'")
+            if any(c not in "abcdefghijklmnopqrstuvwxyz0123456789_" for c in f[1]):
+                fail("meta: bad key")
+            if f[1] in meta:
+                fail("duplicate meta %s" % f[1])
+            if f[1] in META_NUMS:
+                try:
+                    meta[f[1]] = _uint(f[2], 2**64 - 2)
+                except ValueError:
+                    fail("meta %s: bad number" % f[1])
+            else:
+                try:
+                    meta[f[1]] = unescape(f[2])
+                except ValueError as e:
+                    fail("meta value: %s" % e)
+            continue
+        if line.startswith("file "):
+            if sec > 2:
+                fail("file line after the first event")
+            sec = 2
+            f = line.split(" ", 4)
+            if len(f) != 5 or "" in f[1:4]:
+                fail("file: expected 'file ID SIZE ORIGIN PATH'")
+            try:
+                fid = _uint(f[1], 2**32 - 2)
+            except ValueError:
+                fail("file: bad id")
+            if fid != len(files):
+                fail("file: id %d out of sequence (expected %d)" % (fid, len(files)))
+            try:
+                size = _uint(f[2], 2**63 - 1)
+            except ValueError:
+                fail("file: bad size")
+            if f[3] not in ("pre", "new"):
+                fail("file: origin must be 'pre' or 'new'")
+            if f[3] == "new" and size:
+                fail("file: a new file must have size 0")
+            if not f[4]:
+                fail("file: empty path")
+            try:
+                p = unescape(f[4])
+            except ValueError as e:
+                fail("file: path: %s" % e)
+            files.append((size, f[3] == "new", p))
+            continue
+        if not line[:1].isdigit():
+            fail("unknown line type")
+        sec = 3
+        f = line.split(" ")
+        if "" in f:
+            fail("empty field (fields are separated by one space)")
+        if len(f) < 5:
+            fail("event: expected 'START_NS DUR_NS PID OP FILE ...'")
+        try:
+            start = _uint(f[0], 2**64 - 1)
+        except ValueError:
+            fail("bad start time")
+        try:
+            dur = _uint(f[1], 2**64 - 1 - start)
+        except ValueError:
+            fail("bad duration")
+        try:
+            pid = _uint(f[2], 2**31 - 1)
+            if pid == 0:
+                raise ValueError
+        except ValueError:
+            fail("bad pid")
+        op = f[3]
+        if op not in OPS:
+            fail("unknown op '%s'" % op[:32])
+        try:
+            fid = _uint(f[4], 2**32 - 1)
+        except ValueError:
+            fail("bad file id")
+        if fid >= len(files):
+            fail("file id %d not in file table (%d files)" % (fid, len(files)))
+        names = OPS[op]
+        if len(f) != 5 + len(names):
+            fail("%s: expected %d arguments, got %d" % (op, len(names), len(f) - 5))
+        if start < last:
+            fail("start time goes backwards")
+        args = []
+        for nm, s in zip(names, f[5:]):
+            try:
+                if nm in HEX_ARGS:
+                    v = _hex32(s)
+                elif nm == "result":
+                    hi = {"open": 2**31 - 1, "exec": 0, "stat": 0, "close": 0}.get(op, 2**63 - 1)
+                    v = _int(s, -4095, hi)
+                else:
+                    v = _int(s, *ARG_RANGES[nm])
+            except ValueError:
+                what = {"len": "length"}.get(nm, nm)
+                fail("%s: bad %s" % (op, what))
+            args.append(v)
+        a = dict(zip(names, args))
+        if "offset" in a and a["offset"] > 2**63 - 1 - a["len"]:
+            fail("%s: offset + length overflows" % op)
+        if op in ("read", "write") and a["result"] > a["len"]:
+            fail("%s: result larger than length" % op)
+        last = start
+        events.append((start, dur, pid, op, fid, tuple(args)))
+    if sec == 0:
+        lineno = 1
+        fail("missing header 'ppf-trace %d' (empty input)" % VERSION)
+    return {"meta": meta, "files": files, "events": events}
+
+
+def load_trace(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:2] == b"\x1f\x8b":
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError) as e:
+            raise TraceError("%s:0: read error: %s" % (path, e))
+    return parse_trace(data, str(path))
+
+
+def stats(t):
+    """Same counts, names and order as ppf-trace-check (trace_stats.c)."""
+    s = dict.fromkeys(("opens", "failed_opens", "execs", "reads", "bytes_read",
+                       "writes", "bytes_written", "mmaps", "mapped_bytes",
+                       "closes", "stats"), 0)
+    for _, _, _, op, _, a in t["events"]:
+        if op == "open":
+            s["opens"] += 1
+            s["failed_opens"] += a[1] < 0
+        elif op == "exec":
+            s["execs"] += 1
+        elif op in ("read", "write"):
+            k = "reads" if op == "read" else "writes"
+            s[k] += 1
+            s["bytes_" + ("read" if op == "read" else "written")] += max(a[3], 0)
+        elif op == "mmap":
+            s["mmaps"] += 1
+            s["mapped_bytes"] += a[2]
+        elif op == "close":
+            s["closes"] += 1
+        elif op == "stat":
+            s["stats"] += 1
+    return s
+
+
+def info_lines(t):
+    m, files = t["meta"], t["files"]
+    s = stats(t)
+    name = m.get("name")
+    out = ["name %s" % (name.decode("utf-8", "replace") if name is not None else "-"),
+           "events %d" % len(t["events"]),
+           "files %d" % len(files),
+           "files_new %d" % sum(1 for f in files if f[1]),
+           "files_outside_root %d" % sum(1 for f in files if f[2][:1] == b"/")]
+    out += ["%s %d" % kv for kv in s.items()]
+    for k in ("elapsed_ns", "corrected_elapsed_ns", "untraced_elapsed_ns",
+              "compute_ns", "strace_overhead_ns"):
+        out.append("%s %s" % (k, m[k] if k in m else "-"))
+    return out

@@ -1,0 +1,186 @@
+"""Parse strace -ff -X raw -y -s 0 --timestamps=unix,ns --syscall-times=ns logs.
+
+One log file per process (strace -ff), so lines never interleave and no
+"<unfinished ...>" splitting happens; the pid is the file name suffix.
+"""
+import os
+import re
+
+_DUR = re.compile(rb" <(\d+)\.(\d{9})>$")
+_HEAD = re.compile(rb"^(\d+)\.(\d{9}) ")
+_NAME = re.compile(rb"([a-z0-9_]+)\(")
+
+
+class Call:
+    __slots__ = ("ts", "dur", "pid", "name", "args", "ret", "ret_path", "err", "seq")
+
+    def __init__(self, ts, dur, pid, name, args, ret, ret_path, err):
+        self.ts, self.dur, self.pid, self.name = ts, dur, pid, name
+        self.args, self.ret, self.ret_path, self.err = args, ret, ret_path, err
+        self.seq = 0
+
+
+def num(b: bytes) -> int:
+    """strace -X raw number: decimal, 0x hex, or C octal (st_mode=0100644)."""
+    b = b.strip()
+    neg = b.startswith(b"-")
+    d = b[1:] if neg else b
+    if len(d) > 1 and d[:1] == b"0" and d[1:2] not in (b"x", b"X"):
+        v = int(d, 8)
+    else:
+        v = int(d, 0)
+    return -v if neg else v
+
+
+def unquote(s: bytes) -> bytes:
+    """Decode a strace string literal body (escapes \\n, \\ooo, \\xhh...)."""
+    out = bytearray()
+    i, n = 0, len(s)
+    simple = {ord("n"): 10, ord("t"): 9, ord("r"): 13, ord("v"): 11, ord("f"): 12,
+              ord("\\"): 92, ord('"'): 34, ord("'"): 39, ord("a"): 7, ord("b"): 8}
+    while i < n:
+        c = s[i]
+        i += 1
+        if c != 0x5C or i >= n:
+            out.append(c)
+            continue
+        c = s[i]
+        if c in simple:
+            out.append(simple[c])
+            i += 1
+        elif 0x30 <= c <= 0x37:
+            j = i
+            while j < n and j < i + 3 and 0x30 <= s[j] <= 0x37:
+                j += 1
+            out.append(int(s[i:j], 8) & 0xFF)
+            i = j
+        elif c == ord("x"):
+            out.append(int(s[i + 1:i + 3], 16))
+            i += 3
+        else:
+            out.append(c)
+            i += 1
+    return bytes(out)
+
+
+def split_args(s: bytes, i: int):
+    """Split the argument list starting after '(' at s[i]; returns (args, end)
+    where s[end] is the closing ')'. Respects "...", <...>, (), [], {}."""
+    args, depth, start = [], 0, i
+    n = len(s)
+    while i < n:
+        c = s[i]
+        if c == 0x22:  # '"': skip string, honouring backslash escapes
+            i += 1
+            while i < n and s[i] != 0x22:
+                i += 2 if s[i] == 0x5C else 1
+        elif c == 0x3C:  # '<': -y path; '>' inside is escaped as \76
+            i = s.find(b">", i)
+            if i < 0:
+                raise ValueError("unterminated <path>")
+        elif c in b"([{":
+            depth += 1
+        elif c in b")]}":
+            if depth == 0:
+                if s[start:i].strip():
+                    args.append(s[start:i].strip())
+                return args, i
+            depth -= 1
+        elif c == 0x2C and depth == 0:
+            args.append(s[start:i].strip())
+            start = i + 1
+        i += 1
+    raise ValueError("unterminated argument list")
+
+
+def fd_path(arg: bytes):
+    """'3</a/b>' -> (3, b'/a/b'); '-100</cwd>' -> (-100, b'/cwd'); '3' -> (3, None)."""
+    lt = arg.find(b"<")
+    if lt < 0 or not arg.endswith(b">"):
+        try:
+            return num(arg), None
+        except ValueError:
+            return None, None
+    try:
+        fd = num(arg[:lt])
+    except ValueError:
+        fd = None
+    return fd, unquote(arg[lt + 1:-1])
+
+
+def string_arg(arg: bytes):
+    if arg.startswith(b'"'):
+        end = arg.rfind(b'"')
+        return unquote(arg[1:end])
+    return None
+
+
+def parse_line(line: bytes, pid: int):
+    """A Call, ('exit', ts) for +++/--- lines, or None for lines we skip."""
+    m = _HEAD.match(line)
+    if not m:
+        return None
+    ts = int(m.group(1)) * 10**9 + int(m.group(2))
+    rest = line[m.end():]
+    if rest.startswith(b"+++") or rest.startswith(b"---"):
+        return ("mark", ts)
+    nm = _NAME.match(rest)
+    d = _DUR.search(rest)
+    if not nm or not d:
+        return None  # e.g. "= ?" of exit_group, resumed or killed calls
+    dur = int(d.group(1)) * 10**9 + int(d.group(2))
+    body = rest[:d.start()]
+    try:
+        args, end = split_args(body, nm.end())
+    except ValueError:
+        return None
+    tail = body[end + 1:]
+    if not tail.startswith(b" = "):
+        return None
+    tail = tail[3:]
+    sp = tail.find(b" ")
+    tok = tail if sp < 0 else tail[:sp]
+    err = None
+    if sp >= 0 and tail[sp + 1:sp + 2] == b"E":
+        err = tail[sp + 1:].split(b" ", 1)[0].decode()
+    ret_path = None
+    lt = tok.find(b"<")
+    if lt >= 0:
+        # the resolved path may contain spaces: it runs to the last '>'
+        full = tail
+        ret_path = unquote(full[lt + 1:full.rfind(b">")])
+        tok = tok[:lt]
+    try:
+        ret = num(tok)
+    except ValueError:
+        return None
+    return Call(ts, dur, pid, nm.group(1).decode(), args, ret, ret_path, err)
+
+
+def read_logs(prefix):
+    """All calls of all processes, merged by start time, plus the time span."""
+    d, base = os.path.split(prefix)
+    calls, first, last = [], None, None
+    for fn in os.listdir(d or "."):
+        if not fn.startswith(base + "."):
+            continue
+        try:
+            pid = int(fn[len(base) + 1:])
+        except ValueError:
+            continue
+        with open(os.path.join(d, fn), "rb") as f:
+            for line in f.read().split(b"\n"):
+                c = parse_line(line, pid)
+                if c is None:
+                    continue
+                if isinstance(c, tuple):
+                    ts, end = c[1], c[1]
+                else:
+                    ts, end = c.ts, c.ts + c.dur
+                    calls.append(c)
+                first = ts if first is None else min(first, ts)
+                last = end if last is None else max(last, end)
+    calls.sort(key=lambda c: (c.ts, c.pid))
+    for i, c in enumerate(calls):
+        c.seq = i
+    return calls, first or 0, last or 0
