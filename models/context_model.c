@@ -208,21 +208,60 @@ static bool ppf_predicted(const struct ppf_prediction *out, unsigned int n,
 	return false;
 }
 
-/* EPCM: follow the most likely successor of @node while it is likely. */
-static unsigned int ppf_cm_chain(const struct ppf_context_model *cm, u32 node,
-				 u32 likelihood, struct ppf_prediction *out,
-				 unsigned int n, unsigned int max_out)
+/*
+ * Where a chain that reached @leaf (file @file, after file @prev) goes on:
+ * the context made of the last two files of the chain if the trie has it,
+ * else the last file's own partition.  PPF_NIL if neither exists.
+ */
+static u32 ppf_cm_jump(const struct ppf_context_model *cm, u32 prev, u32 file)
+{
+	struct ppf_trie *trie = (struct ppf_trie *)&cm->trie;
+	u32 root = ppf_index_find(&trie->index, &trie->pool, prev);
+	u32 node = PPF_NIL;
+
+	if (root != PPF_NIL) {
+		const struct ppf_node_pool *pool = &trie->pool;
+
+		for (node = ppf_node(pool, root)->child; node != PPF_NIL;
+		     node = ppf_node_sibling(ppf_node(pool, node)))
+			if (ppf_node(pool, node)->file == file)
+				break;
+	}
+	if (node == PPF_NIL)
+		node = ppf_index_find(&trie->index, &trie->pool, file);
+	return node;
+}
+
+/*
+ * EPCM: follow the most likely successor of @node while it is likely.  A
+ * chain that reaches a leaf jumps to another partition (see ppf_cm_jump())
+ * and goes on there: the paper's proposed partition jumping, which lets a
+ * deep context, whose patterns end soon after the present, still look far
+ * ahead.  A threshold miss ends the chain: that uncertainty is real.
+ */
+static unsigned int ppf_cm_chain(const struct ppf_context_model *cm, u32 prev,
+				 u32 node, u32 likelihood,
+				 struct ppf_prediction *out, unsigned int n,
+				 unsigned int max_out)
 {
 	const struct ppf_node_pool *pool = &cm->trie.pool;
-	u32 lead = 1;
+	u32 lead = 1, steps = 2 * max_out;
 
-	while (n < max_out) {
+	while (n < max_out && steps--) {
 		u32 total = ppf_node_count(ppf_node(pool, node)) - 1;
 		u32 best = PPF_NIL, best_count = 0, ch;
 
+		if (ppf_node(pool, node)->child == PPF_NIL && prev != PPF_NIL) {
+			u32 file = ppf_node(pool, node)->file;
+
+			node = ppf_cm_jump(cm, prev, file);
+			if (node == PPF_NIL)
+				break;
+			prev = PPF_NIL;	/* one jump per leaf */
+			total = ppf_node_count(ppf_node(pool, node)) - 1;
+		}
 		if (total == 0)
 			break;
-
 		for (ch = ppf_node(pool, node)->child; ch != PPF_NIL;
 		     ch = ppf_node_sibling(ppf_node(pool, ch))) {
 			u32 count = ppf_node_count(ppf_node(pool, ch));
@@ -243,6 +282,7 @@ static unsigned int ppf_cm_chain(const struct ppf_context_model *cm, u32 node,
 			out[n].lead = lead;
 			n++;
 		}
+		prev = ppf_node(pool, node)->file;
 		node = best;
 	}
 	return n;
@@ -252,19 +292,22 @@ static unsigned int ppf_cm_predict(const struct ppf_context_model *cm,
 				   struct ppf_prediction *out,
 				   unsigned int max_out)
 {
+	const struct ppf_node_pool *pool = &cm->trie.pool;
 	u32 nodes[PPF_MAX_PREDICTIONS];
 	unsigned int n = 0;
-	u32 i;
+	u32 i, ctx = PPF_NIL;
 
 	for (i = 0; i < cm->nwalks && n == 0; i++) {
-		u32 ctx = cm->walks[i].node;
-		u32 count = ppf_node_count(ppf_node(&cm->trie.pool, ctx));
+		u32 count;
 
+		ctx = cm->walks[i].node;
+		count = ppf_node_count(ppf_node(pool, ctx));
 		if (count > 1)
 			n = ppf_cm_children(cm, ctx, count - 1, out, nodes, max_out);
 	}
 	if (n && cm->extended)
-		n = ppf_cm_chain(cm, nodes[0], out[0].likelihood, out, n, max_out);
+		n = ppf_cm_chain(cm, ppf_node(pool, ctx)->file, nodes[0],
+				 out[0].likelihood, out, n, max_out);
 	return n;
 }
 

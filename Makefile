@@ -1,0 +1,80 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# ppf: the userspace side of the build.  The kernel module is built by
+# Kbuild (see Kbuild and Kconfig); this Makefile builds the models into the
+# simulator, tests, fuzzers and benchmark, and runs them.
+#
+#   make demo     the models scored on the recorded GNU ld link trace
+#   make test     every test: unit, invariants, trace format, simulator, fuzzers
+#   make bench    the models' speed and memory (a benchmark: reports, asserts nothing)
+#   make sweep    the table in docs/models.md: every model on every trace
+#
+# Each target first installs the Debian packages it needs (scripts/install-deps.sh).
+
+CC		?= gcc
+CLANG		?= clang
+BUILD		?= build
+OPT		?= -O2
+PPF_CFLAGS	:= -std=gnu11 -g -Wall -Wextra -Werror -Wno-declaration-after-statement
+SANITIZE	:= -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+FUZZ_SECONDS	?= 30
+PASSES		?= 3
+
+MODEL_SRCS	:= $(wildcard models/*.c)
+MODEL_HDRS	:= $(wildcard models/*.h)
+SIM_SRCS	:= $(wildcard userspace/sim/*.c)
+SIM_HDRS	:= $(wildcard userspace/sim/*.h)
+TRACE_LIB	:= userspace/trace-replay/libppftrace.a
+TRACES		:= eval/workloads/gnuld/gnuld.trace.gz \
+		   eval/workloads/andrew/andrew.trace.gz \
+		   eval/workloads/glimpse/glimpse.trace.gz
+
+.PHONY: all demo test bench sweep deps deps-test clean FORCE
+
+all: $(BUILD)/ppf-sim $(BUILD)/ppf-bench
+
+deps:
+	@scripts/install-deps.sh build
+
+deps-test:
+	@scripts/install-deps.sh test
+
+$(BUILD):
+	mkdir -p $@
+
+$(TRACE_LIB): FORCE
+	$(MAKE) -s -C userspace/trace-replay libppftrace.a ppf-trace-check
+
+$(BUILD)/ppf-sim: $(MODEL_SRCS) $(MODEL_HDRS) $(SIM_SRCS) $(SIM_HDRS) $(TRACE_LIB) | $(BUILD)
+	$(CC) $(PPF_CFLAGS) $(OPT) -o $@ $(MODEL_SRCS) $(SIM_SRCS) $(TRACE_LIB) -lz
+
+$(BUILD)/ppf-bench: $(MODEL_SRCS) $(MODEL_HDRS) userspace/bench/ppf-bench.c | $(BUILD)
+	$(CC) $(PPF_CFLAGS) $(OPT) -o $@ $(MODEL_SRCS) userspace/bench/ppf-bench.c
+
+# Tests run sanitized: a model bug should crash loudly, not skew a number.
+$(BUILD)/test_%: tests/models/test_%.c tests/models/test_harness.h $(MODEL_SRCS) $(MODEL_HDRS) | $(BUILD)
+	$(CC) $(PPF_CFLAGS) -O1 $(SANITIZE) -o $@ $(MODEL_SRCS) $<
+
+$(BUILD)/fuzz_model: tests/fuzz/fuzz_model.c $(MODEL_SRCS) $(MODEL_HDRS) | $(BUILD)
+	$(CLANG) $(PPF_CFLAGS) -O1 -fsanitize=fuzzer,address,undefined \
+		-fno-sanitize-recover=undefined -o $@ $(MODEL_SRCS) $<
+
+demo: deps $(BUILD)/ppf-sim
+	@echo "== ppf-sim: every model on the GNU ld link trace, after $(PASSES) training passes =="
+	$(BUILD)/ppf-sim --sweep --passes $(PASSES) --json $(BUILD)/demo.json eval/workloads/gnuld/gnuld.trace.gz
+	@echo "(precision: predictions opened within 16 events; coverage: opens predicted before they happened;"
+	@echo " lead: how far ahead the first prediction came. JSON: $(BUILD)/demo.json)"
+
+sweep: deps $(BUILD)/ppf-sim
+	$(BUILD)/ppf-sim --sweep --passes $(PASSES) --json $(BUILD)/sweep.json $(TRACES)
+
+bench: deps $(BUILD)/ppf-bench
+	$(BUILD)/ppf-bench
+
+test: deps-test $(BUILD)/test_models $(BUILD)/test_invariants $(BUILD)/fuzz_model $(BUILD)/ppf-sim
+	$(MAKE) -s -C userspace/trace-replay fuzz_trace_parse
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) BUILD=$(BUILD) scripts/run-tests.sh
+
+clean:
+	rm -rf $(BUILD)
+	$(MAKE) -s -C userspace/trace-replay clean

@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ppf-bench - speed and memory of the models
+ *
+ * For each model and each number of distinct files (1,000 to 1,000,000),
+ * on a random stream (every event a uniformly chosen file: nothing to
+ * learn, the most nodes created) and a repetitive one (a fixed random
+ * permutation of the files, repeated: everything to learn, the longest
+ * EPCM walks), reports nanoseconds per event of the last of three passes
+ * over the stream and bytes per node in use.  A benchmark, not a test: it
+ * reports figures and asserts nothing.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "../../models/ppf_model.h"
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+
+static uint32_t rng(void)
+{
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return (uint32_t)((rng_state * 0x2545f4914f6cdd1dull) >> 32);
+}
+
+static void make_stream(uint32_t *ev, size_t n, uint32_t files, int repetitive)
+{
+	size_t i;
+
+	if (!repetitive) {
+		for (i = 0; i < n; i++)
+			ev[i] = rng() % files;
+		return;
+	}
+	uint32_t *perm = malloc(files * sizeof(*perm));
+
+	for (i = 0; i < files; i++)
+		perm[i] = i;
+	for (i = files - 1; i > 0; i--) {
+		uint32_t j = rng() % (i + 1), t = perm[i];
+
+		perm[i] = perm[j];
+		perm[j] = t;
+	}
+	for (i = 0; i < n; i++)
+		ev[i] = perm[i % files];
+	free(perm);
+}
+
+int main(int argc, char **argv)
+{
+	static const uint32_t sizes[] = { 1000, 10000, 100000, 1000000 };
+	static const enum ppf_model_kind kinds[] = {
+		PPF_MODEL_LAST_SUCCESSOR, PPF_MODEL_PCM, PPF_MODEL_EPCM,
+	};
+	struct ppf_prediction out[PPF_MAX_PREDICTIONS];
+	uint32_t max_files = argc > 1 ? (uint32_t)atoi(argv[1]) : 1000000;
+	size_t s, k, pass, i;
+	int rep;
+
+	printf("# ppf-bench: ns/event over the 3rd pass of a stream of max(1M, 3 x files) events\n");
+	printf("%-15s %-10s %8s %10s %10s %8s %12s %10s\n", "model", "stream",
+	       "files", "events", "ns/event", "nodes", "B/node used",
+	       "B/node max");
+	for (s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+		uint32_t files = sizes[s];
+		size_t n = files * 3 > 1000000 ? files * 3 : 1000000;
+		uint32_t *ev;
+
+		if (files > max_files)
+			break;
+		ev = malloc(n * sizeof(*ev));
+		for (rep = 0; rep < 2; rep++) {
+			make_stream(ev, n, files, rep);
+			for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+				struct ppf_model_params p;
+				struct ppf_model_stats st;
+				struct ppf_model *m;
+				uint64_t t0 = 0, t1 = 0, sink = 0;
+				int err;
+
+				ppf_model_params_init(&p, kinds[k]);
+				/* Room for 64 nodes per file: a full default EPCM partition. */
+				p.max_nodes = (uint64_t)files * 64 > PPF_MAX_NODES ?
+					      PPF_MAX_NODES : files * 64;
+				m = ppf_model_create(&p, &err);
+				if (!m) {
+					fprintf(stderr, "create: %d\n", err);
+					return 1;
+				}
+				for (pass = 0; pass < 3; pass++) {
+					if (pass == 2)
+						t0 = now_ns();
+					for (i = 0; i < n; i++)
+						sink += ppf_model_event(m, ev[i], out,
+									PPF_MAX_PREDICTIONS);
+					if (pass == 2)
+						t1 = now_ns();
+				}
+				ppf_model_stats(m, &st);
+				printf("%-15s %-10s %8u %10zu %10.1f %8u %12.2f %10.2f\n",
+				       ppf_model_kind_name(kinds[k]),
+				       rep ? "repetitive" : "random", files, n,
+				       (double)(t1 - t0) / n, st.nodes,
+				       st.nodes ? (double)st.bytes_in_use / st.nodes : 0,
+				       (double)st.bytes / p.max_nodes);
+				fflush(stdout);
+				ppf_model_destroy(m);
+				if (sink == 42)
+					putchar(' ');
+			}
+		}
+		free(ev);
+	}
+	return 0;
+}
