@@ -92,21 +92,15 @@ static void ppf_cm_shrink(void *ctx, u32 root, bool evicted)
 static void ppf_cm_step(struct ppf_context_model *cm, struct ppf_walk *w,
 			u32 file)
 {
-	u32 ch = ppf_trie_find_child(&cm->trie, w->node, file);
+	bool created;
+	u32 ch = ppf_trie_step(&cm->trie, w->root, w->node, file, true,
+			       &created);
 
-	if (ch != PPF_NIL) {
-		ppf_trie_count(&cm->trie, w->root, ch);
-	} else {
-		ch = ppf_trie_add_child(&cm->trie, w->root, w->node, file);
-		/* EPCM: one new node per occurrence of a pattern. */
-		if (ch == PPF_NIL || cm->extended) {
-			w->node = PPF_NIL;
-			return;
-		}
-	}
-	/* Halving for the count above may have ended this very walk. */
-	if (w->node == PPF_NIL)
+	/* EPCM: one new node per occurrence of a pattern. */
+	if (ch == PPF_NIL || (created && cm->extended) || w->node == PPF_NIL) {
+		w->node = PPF_NIL;
 		return;
+	}
 	w->node = ch;
 	w->depth++;
 	if (w->depth > cm->max_order)
@@ -125,8 +119,15 @@ static void ppf_cm_compact(struct ppf_context_model *cm)
 
 static void ppf_cm_learn(struct ppf_context_model *cm, u32 file)
 {
+	const struct ppf_node_pool *pool = &cm->trie.pool;
 	u32 i, root;
 
+	/*
+	 * Each walk's next node is somewhere else in the pool: ask for all of
+	 * them first, so the cache misses overlap instead of queueing.
+	 */
+	for (i = 0; i < cm->nwalks; i++)
+		ppf_prefetch(ppf_node(pool, ppf_node(pool, cm->walks[i].node)->child));
 	for (i = 0; i < cm->nwalks; i++)
 		if (cm->walks[i].node != PPF_NIL)
 			ppf_cm_step(cm, &cm->walks[i], file);
@@ -157,9 +158,10 @@ static bool ppf_cm_meets_threshold(const struct ppf_context_model *cm,
 }
 
 /*
- * Write the children of @ctx that meet the threshold into @out, by count,
- * highest first (ties: sibling order, most recently seen first), and their
- * nodes into @nodes.  @total is the denominator of their likelihood.
+ * Write the children of @ctx that meet the threshold into @out, most likely
+ * first, and their nodes into @nodes.  Siblings are sorted by count, so the
+ * scan stops at the first child below the threshold.  @total is the
+ * denominator of their likelihood.
  */
 static unsigned int ppf_cm_children(const struct ppf_context_model *cm,
 				    u32 ctx, u32 total,
@@ -167,32 +169,19 @@ static unsigned int ppf_cm_children(const struct ppf_context_model *cm,
 				    unsigned int max_out)
 {
 	const struct ppf_node_pool *pool = &cm->trie.pool;
-	unsigned int n = 0, j, pos;
+	unsigned int n = 0;
 	u32 ch;
 
-	for (ch = ppf_node(pool, ctx)->child; ch != PPF_NIL;
+	for (ch = ppf_node(pool, ctx)->child; ch != PPF_NIL && n < max_out;
 	     ch = ppf_node_sibling(ppf_node(pool, ch))) {
 		u32 count = ppf_node_count(ppf_node(pool, ch));
 
 		if (!ppf_cm_meets_threshold(cm, count, total))
-			continue;
-		/* Insertion into a short sorted list, after equal counts. */
-		pos = n;
-		while (pos > 0 &&
-		       ppf_node_count(ppf_node(pool, nodes[pos - 1])) < count)
-			pos--;
-		if (pos >= max_out)
-			continue;
-		for (j = n < max_out ? n : max_out - 1; j > pos; j--) {
-			out[j] = out[j - 1];
-			nodes[j] = nodes[j - 1];
-		}
-		out[pos].file = ppf_node(pool, ch)->file;
-		out[pos].likelihood = ppf_likelihood(count, total);
-		out[pos].lead = 1;
-		nodes[pos] = ch;
-		if (n < max_out)
-			n++;
+			break;
+		out[n].file = ppf_node(pool, ch)->file;
+		out[n].likelihood = ppf_likelihood(count, total);
+		out[n].lead = 1;
+		nodes[n++] = ch;
 	}
 	return n;
 }
@@ -215,18 +204,12 @@ static bool ppf_predicted(const struct ppf_prediction *out, unsigned int n,
  */
 static u32 ppf_cm_jump(const struct ppf_context_model *cm, u32 prev, u32 file)
 {
-	struct ppf_trie *trie = (struct ppf_trie *)&cm->trie;
+	const struct ppf_trie *trie = &cm->trie;
 	u32 root = ppf_index_find(&trie->index, &trie->pool, prev);
 	u32 node = PPF_NIL;
 
-	if (root != PPF_NIL) {
-		const struct ppf_node_pool *pool = &trie->pool;
-
-		for (node = ppf_node(pool, root)->child; node != PPF_NIL;
-		     node = ppf_node_sibling(ppf_node(pool, node)))
-			if (ppf_node(pool, node)->file == file)
-				break;
-	}
+	if (root != PPF_NIL)
+		node = ppf_trie_child(trie, root, file);
 	if (node == PPF_NIL)
 		node = ppf_index_find(&trie->index, &trie->pool, file);
 	return node;
@@ -249,7 +232,7 @@ static unsigned int ppf_cm_chain(const struct ppf_context_model *cm, u32 prev,
 
 	while (n < max_out && steps--) {
 		u32 total = ppf_node_count(ppf_node(pool, node)) - 1;
-		u32 best = PPF_NIL, best_count = 0, ch;
+		u32 best, best_count;
 
 		if (ppf_node(pool, node)->child == PPF_NIL && prev != PPF_NIL) {
 			u32 file = ppf_node(pool, node)->file;
@@ -262,16 +245,12 @@ static unsigned int ppf_cm_chain(const struct ppf_context_model *cm, u32 prev,
 		}
 		if (total == 0)
 			break;
-		for (ch = ppf_node(pool, node)->child; ch != PPF_NIL;
-		     ch = ppf_node_sibling(ppf_node(pool, ch))) {
-			u32 count = ppf_node_count(ppf_node(pool, ch));
-
-			if (count > best_count) {
-				best = ch;
-				best_count = count;
-			}
-		}
-		if (best == PPF_NIL || !ppf_cm_meets_threshold(cm, best_count, total))
+		/* Siblings are sorted: the first child is the most likely. */
+		best = ppf_node(pool, node)->child;
+		if (best == PPF_NIL)
+			break;
+		best_count = ppf_node_count(ppf_node(pool, best));
+		if (!ppf_cm_meets_threshold(cm, best_count, total))
 			break;
 		lead++;
 		likelihood = likelihood * ppf_likelihood(best_count, total) /

@@ -234,7 +234,7 @@ static u32 ppf_trie_alloc(struct ppf_trie *trie, u32 keep, u32 file)
  * ancestors; @node itself keeps a count of at least 1 since it is at the
  * maximum.
  */
-void ppf_trie_count(struct ppf_trie *trie, u32 root, u32 node)
+static void ppf_trie_count(struct ppf_trie *trie, u32 root, u32 node)
 {
 	struct ppf_node *n = ppf_node(&trie->pool, node);
 
@@ -277,78 +277,146 @@ u32 ppf_trie_touch_root(struct ppf_trie *trie, u32 file)
 	return root;
 }
 
-/**
- * ppf_trie_find_child() - find the child of @parent that stands for @file
- * @trie: the trie
- * @parent: the parent node
- * @file: the file
- *
- * A child found is moved to the front of its sibling list: recently seen
- * successors are looked up most often, and ties between equal counts are
- * then broken in favour of the most recent.
- *
- * Return: the child, or PPF_NIL.
+/*
+ * Siblings are kept sorted by count, highest first (ties: oldest first), so
+ * that predicting needs only the children at the head of the list that meet
+ * the threshold, and the most likely child is always the first.  After
+ * @child's count went up by one, move it in front of the siblings it now
+ * outnumbers; they all stand before it, in the part of the list the caller
+ * has just walked, so this costs no new cache misses.
  */
-u32 ppf_trie_find_child(struct ppf_trie *trie, u32 parent, u32 file)
+static void ppf_trie_promote(struct ppf_trie *trie, u32 parent, u32 child)
 {
 	struct ppf_node_pool *pool = &trie->pool;
 	struct ppf_node *p = ppf_node(pool, parent);
-	u32 prev = PPF_NIL, ch = p->child;
+	u32 count = ppf_node_count(ppf_node(pool, child));
+	u32 prev = PPF_NIL, cur = p->child, ins_prev = PPF_NIL;
+	bool found = false;
 
-	while (ch != PPF_NIL) {
-		struct ppf_node *c = ppf_node(pool, ch);
-
-		if (c->file == file) {
-			if (prev != PPF_NIL) {
-				ppf_node_set_sibling(ppf_node(pool, prev),
-						     ppf_node_sibling(c));
-				ppf_node_set_sibling(c, p->child);
-				p->child = ch;
-			}
-			return ch;
+	while (cur != child) {
+		if (!found && ppf_node_count(ppf_node(pool, cur)) < count) {
+			found = true;
+			ins_prev = prev;
 		}
-		prev = ch;
-		ch = ppf_node_sibling(c);
+		prev = cur;
+		cur = ppf_node_sibling(ppf_node(pool, cur));
 	}
-	return PPF_NIL;
+	if (!found)
+		return;
+	ppf_node_set_sibling(ppf_node(pool, prev),
+			     ppf_node_sibling(ppf_node(pool, child)));
+	if (ins_prev == PPF_NIL) {
+		ppf_node_set_sibling(ppf_node(pool, child), p->child);
+		p->child = child;
+	} else {
+		ppf_node_set_sibling(ppf_node(pool, child),
+				     ppf_node_sibling(ppf_node(pool, ins_prev)));
+		ppf_node_set_sibling(ppf_node(pool, ins_prev), child);
+	}
 }
 
-/**
- * ppf_trie_add_child() - add a child for @file under @parent, count 1
- * @trie: the trie
- * @root: the partition of @parent
- * @parent: the parent node
- * @file: the file
- *
- * A full partition is halved first; if that frees nothing, or frees
- * @parent itself, the node is dropped.  An empty pool reclaims a cold
+static u32 ppf_trie_last_child(const struct ppf_trie *trie, u32 parent)
+{
+	const struct ppf_node_pool *pool = &trie->pool;
+	u32 ch = ppf_node(pool, parent)->child, last = PPF_NIL;
+
+	while (ch != PPF_NIL) {
+		last = ch;
+		ch = ppf_node_sibling(ppf_node(pool, ch));
+	}
+	return last;
+}
+
+/*
+ * Append a child for @file, count 1, after @last (the current last child,
+ * or PPF_NIL).  A full partition is halved first; if that frees nothing, or
+ * frees @parent itself, the node is dropped.  An empty pool reclaims a cold
  * partition other than @root.
- *
- * Return: the new child, or PPF_NIL if it was dropped.
  */
-u32 ppf_trie_add_child(struct ppf_trie *trie, u32 root, u32 parent, u32 file)
+static u32 ppf_trie_add_child(struct ppf_trie *trie, u32 root, u32 parent,
+			      u32 last, u32 file)
 {
 	struct ppf_node_pool *pool = &trie->pool;
 	struct ppf_node *r = ppf_node(pool, root);
-	struct ppf_node *p;
 	u32 ch;
 
-	if (ppf_root_nodes(r) >= trie->partition_size &&
-	    (ppf_trie_halve(trie, root) == 0 ||
-	     ppf_node_count(ppf_node(pool, parent)) == 0)) {
-		trie->nodes_dropped++;
-		return PPF_NIL;
+	if (ppf_root_nodes(r) >= trie->partition_size) {
+		if (ppf_trie_halve(trie, root) == 0 ||
+		    ppf_node_count(ppf_node(pool, parent)) == 0) {
+			trie->nodes_dropped++;
+			return PPF_NIL;
+		}
+		last = ppf_trie_last_child(trie, parent);
 	}
 	ch = ppf_trie_alloc(trie, root, file);
 	if (ch == PPF_NIL) {
 		trie->nodes_dropped++;
 		return PPF_NIL;
 	}
-	p = ppf_node(pool, parent);
-	ppf_node_set_sibling(ppf_node(pool, ch), p->child);
-	p->child = ch;
+	if (last == PPF_NIL)
+		ppf_node(pool, parent)->child = ch;
+	else
+		ppf_node_set_sibling(ppf_node(pool, last), ch);
 	r = ppf_node(pool, root);
 	ppf_root_set_nodes(r, ppf_root_nodes(r) + 1);
+	return ch;
+}
+
+/**
+ * ppf_trie_step() - count @file as the successor of the pattern at @parent
+ * @trie: the trie
+ * @root: the partition of @parent
+ * @parent: the pattern's node
+ * @file: the file that followed it
+ * @create: whether to add the child if it is not there yet
+ * @created: set to whether the child was added
+ *
+ * Finds the child of @parent for @file and counts it (keeping siblings
+ * sorted), or, with @create, appends it with a count of 1.  A count at its
+ * maximum, or a full partition, halves the partition first; the owner's
+ * shrink callback hears of any node freed.
+ *
+ * Return: the child, or PPF_NIL if it is not there and was not added.
+ */
+u32 ppf_trie_step(struct ppf_trie *trie, u32 root, u32 parent, u32 file,
+		  bool create, bool *created)
+{
+	struct ppf_node_pool *pool = &trie->pool;
+	u32 last = PPF_NIL, ch = ppf_node(pool, parent)->child;
+
+	*created = false;
+	while (ch != PPF_NIL && ppf_node(pool, ch)->file != file) {
+		last = ch;
+		ch = ppf_node_sibling(ppf_node(pool, ch));
+	}
+	if (ch != PPF_NIL) {
+		/* @ch keeps a count of at least 127 through the halving. */
+		ppf_trie_count(trie, root, ch);
+		ppf_trie_promote(trie, parent, ch);
+		return ch;
+	}
+	if (!create)
+		return PPF_NIL;
+	ch = ppf_trie_add_child(trie, root, parent, last, file);
+	*created = ch != PPF_NIL;
+	return ch;
+}
+
+/**
+ * ppf_trie_child() - the child of @parent that stands for @file
+ * @trie: the trie
+ * @parent: the parent node
+ * @file: the file
+ *
+ * Return: the child, or PPF_NIL.
+ */
+u32 ppf_trie_child(const struct ppf_trie *trie, u32 parent, u32 file)
+{
+	const struct ppf_node_pool *pool = &trie->pool;
+	u32 ch = ppf_node(pool, parent)->child;
+
+	while (ch != PPF_NIL && ppf_node(pool, ch)->file != file)
+		ch = ppf_node_sibling(ppf_node(pool, ch));
 	return ch;
 }
 
@@ -369,13 +437,8 @@ u32 ppf_trie_pattern_count(const struct ppf_trie *trie, const u32 *files,
 	u32 node = ppf_index_find(&trie->index, pool, files[0]);
 	u32 i;
 
-	for (i = 1; i < len && node != PPF_NIL; i++) {
-		u32 ch = ppf_node(pool, node)->child;
-
-		while (ch != PPF_NIL && ppf_node(pool, ch)->file != files[i])
-			ch = ppf_node_sibling(ppf_node(pool, ch));
-		node = ch;
-	}
+	for (i = 1; i < len && node != PPF_NIL; i++)
+		node = ppf_trie_child(trie, node, files[i]);
 	return node == PPF_NIL ? 0 : ppf_node_count(ppf_node(pool, node));
 }
 
@@ -393,11 +456,17 @@ static u32 ppf_trie_check_partition(const struct ppf_trie *trie, u32 root,
 	trie->stack[depth++] = root;
 	while (depth) {
 		const struct ppf_node *p = ppf_node(pool, trie->stack[--depth]);
-		u32 ch;
+		u32 ch, prev_count = PPF_COUNT_MAX;
 
 		for (ch = p->child; ch != PPF_NIL;
 		     ch = ppf_node_sibling(ppf_node(pool, ch))) {
 			const struct ppf_node *c = ppf_node(pool, ch);
+
+			if (ppf_node_count(c) > prev_count) {
+				*why = "siblings not sorted by count";
+				return 0;
+			}
+			prev_count = ppf_node_count(c);
 
 			if (ch > pool->capacity || ppf_node_count(c) == 0) {
 				*why = "link to a free or invalid node";

@@ -73,9 +73,9 @@ int ppf_trie_init(struct ppf_trie *trie, u32 partition_size, u32 max_nodes,
 void ppf_trie_release(struct ppf_trie *trie);
 u64 ppf_trie_bytes(u32 partition_size, u32 max_nodes);
 u32 ppf_trie_touch_root(struct ppf_trie *trie, u32 file);
-u32 ppf_trie_find_child(struct ppf_trie *trie, u32 parent, u32 file);
-void ppf_trie_count(struct ppf_trie *trie, u32 root, u32 node);
-u32 ppf_trie_add_child(struct ppf_trie *trie, u32 root, u32 parent, u32 file);
+u32 ppf_trie_step(struct ppf_trie *trie, u32 root, u32 parent, u32 file,
+		  bool create, bool *created);
+u32 ppf_trie_child(const struct ppf_trie *trie, u32 parent, u32 file);
 u32 ppf_trie_pattern_count(const struct ppf_trie *trie, const u32 *files,
 			   u32 len);
 const char *ppf_trie_check(const struct ppf_trie *trie);

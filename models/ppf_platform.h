@@ -18,11 +18,13 @@
 #include <linux/string.h>
 #include <linux/slab.h>
 #include <linux/mm.h>
+#include <linux/prefetch.h>
 
 /* Create-time only: may sleep, may use vmalloc for large pools. */
 #define ppf_zalloc(size)	kvzalloc((size), GFP_KERNEL)
 #define ppf_free(ptr)		kvfree(ptr)
 #define ppf_container_of(ptr, type, member)	container_of(ptr, type, member)
+#define ppf_prefetch(addr)	prefetch(addr)
 
 #else /* userspace */
 #include <stdbool.h>
@@ -41,6 +43,7 @@ typedef uint64_t u64;
 #define ppf_free(ptr)		free(ptr)
 #define ppf_container_of(ptr, type, member) \
 	((type *)((char *)(ptr) - offsetof(type, member)))
+#define ppf_prefetch(addr)	__builtin_prefetch(addr)
 
 #endif /* __KERNEL__ */
 

@@ -244,7 +244,7 @@ static void usage(FILE *f)
 		"  -m, --model NAME          last_successor | pcm | epcm | oracle (epcm)\n"
 		"  -p, --partition-size N    nodes per partition (pcm 32, epcm 64)\n"
 		"  -o, --order N             model order (pcm 2, epcm 80%% of -p)\n"
-		"  -t, --threshold PCT       least likelihood to predict, 1..100 (10)\n"
+		"  -t, --threshold PCT       least likelihood to predict, 1..100 (25)\n"
 		"  -n, --max-nodes N         node budget (1048576)\n"
 		"  -P, --max-predictions N   predictions per event, 1..%d (16)\n"
 		"  -w, --window K            a prediction counts if the file comes\n"
