@@ -127,7 +127,7 @@ static void ppf_cm_learn(struct ppf_context_model *cm, u32 file)
 	 * them first, so the cache misses overlap instead of queueing.
 	 */
 	for (i = 0; i < cm->nwalks; i++)
-		ppf_prefetch(ppf_node(pool, ppf_node(pool, cm->walks[i].node)->child));
+		ppf_cache_prefetch(ppf_node(pool, ppf_node(pool, cm->walks[i].node)->child));
 	for (i = 0; i < cm->nwalks; i++)
 		if (cm->walks[i].node != PPF_NIL)
 			ppf_cm_step(cm, &cm->walks[i], file);

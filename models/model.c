@@ -10,7 +10,7 @@
 #include "node_pool.h"
 
 #define PPF_DEFAULT_THRESHOLD_PCT	25
-#define PPF_DEFAULT_MAX_NODES		(1u << 20)
+#define PPF_DEFAULT_MAX_NODES		(1024 * 1024)
 #define PPF_DEFAULT_MAX_PREDICTIONS	16
 #define PPF_NODE_BYTES			sizeof(struct ppf_node)
 #define PPF_INDEX_ENTRY_BYTES		sizeof(u32)
@@ -29,7 +29,7 @@ static const char * const ppf_kind_names[] = {
  */
 const char *ppf_model_kind_name(enum ppf_model_kind kind)
 {
-	if ((unsigned int)kind >= sizeof(ppf_kind_names) / sizeof(ppf_kind_names[0]))
+	if ((unsigned int)kind >= ARRAY_SIZE(ppf_kind_names))
 		return NULL;
 	return ppf_kind_names[kind];
 }
@@ -45,7 +45,7 @@ int ppf_model_kind_parse(const char *name, enum ppf_model_kind *kind)
 {
 	unsigned int i;
 
-	for (i = 0; i < sizeof(ppf_kind_names) / sizeof(ppf_kind_names[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(ppf_kind_names); i++) {
 		if (strcmp(name, ppf_kind_names[i]) == 0) {
 			*kind = i;
 			return 0;

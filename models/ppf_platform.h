@@ -24,7 +24,7 @@
 #define ppf_zalloc(size)	kvzalloc((size), GFP_KERNEL)
 #define ppf_free(ptr)		kvfree(ptr)
 #define ppf_container_of(ptr, type, member)	container_of(ptr, type, member)
-#define ppf_prefetch(addr)	prefetch(addr)
+#define ppf_cache_prefetch(addr)	prefetch(addr)
 
 #else /* userspace */
 #include <stdbool.h>
@@ -33,17 +33,22 @@
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>
+#include <linux/types.h>
 
-typedef uint8_t u8;
-typedef uint16_t u16;
-typedef uint32_t u32;
-typedef uint64_t u64;
+typedef __u8 u8;
+typedef __u16 u16;
+typedef __u32 u32;
+typedef __u64 u64;
+
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
+#endif
 
 #define ppf_zalloc(size)	calloc(1, (size))
 #define ppf_free(ptr)		free(ptr)
 #define ppf_container_of(ptr, type, member) \
 	((type *)((char *)(ptr) - offsetof(type, member)))
-#define ppf_prefetch(addr)	__builtin_prefetch(addr)
+#define ppf_cache_prefetch(addr)	__builtin_prefetch(addr)
 
 #endif /* __KERNEL__ */
 

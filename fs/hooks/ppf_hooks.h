@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ppf_hooks.h - the seam between the event hooks and the prefetch engine
+ *
+ * fs/hooks/ knows file systems, fsnotify and tracepoints; mm/prefetch/
+ * knows the model, the file table and readahead.  They meet here.
+ */
+#ifndef PPF_HOOKS_H
+#define PPF_HOOKS_H
+
+#include <linux/fs.h>
+#include <linux/types.h>
+
+struct ppf_sb;
+
+/* Provided by fs/hooks/. */
+int ppf_hooks_init(void);
+void ppf_hooks_exit(void);
+void ppf_sb_get(struct ppf_sb *s);
+void ppf_sb_put(struct ppf_sb *s);
+struct super_block *ppf_sb_pin(struct ppf_sb *s);
+void ppf_sb_unpin(struct super_block *sb);
+dev_t ppf_sb_dev(const struct ppf_sb *s);
+unsigned int ppf_sb_watched(void);
+void ppf_sb_recheck(void);
+
+/* Provided by mm/prefetch/, called by the hooks in the task's context. */
+void ppf_event_open(struct ppf_sb *s, struct inode *inode, bool exec);
+void ppf_event_read(struct ppf_sb *s, struct inode *inode, pgoff_t first,
+		    pgoff_t last);
+bool ppf_fs_type_allowed(const char *name);
+
+#endif /* PPF_HOOKS_H */

@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * read_hook.c - which part of each file is read, and file system discovery
+ *
+ * DOC: Read hook
+ *
+ * The page-cache tracepoints say which pages of which file a task asks for:
+ * mm_filemap_get_pages for read(2), pread(2), readv(2) and the like,
+ * mm_filemap_fault and mm_filemap_map_pages for accesses through a
+ * mapping.  ppf attaches probes to them (tracepoints are a stable
+ * interface, unlike kprobes, and cost one predictable call when enabled) to
+ * learn the range of each file that was used, so that a later prefetch
+ * reads that range and not the whole file.  The probes also discover file
+ * systems to watch (see sb_watch.c).  ppf's own readahead goes through none
+ * of these paths, so it produces no events.
+ *
+ * A probe runs in the reading task's context, sometimes inside a page
+ * fault: it only looks things up under RCU and takes one per-file spinlock.
+ */
+#include <linux/fs.h>
+#include <linux/pagemap.h>
+#include <linux/rcupdate.h>
+#include <linux/tracepoint.h>
+#include "ppf_hooks.h"
+#include "sb_watch.h"
+
+static struct tracepoint *ppf_tp_get_pages;
+static struct tracepoint *ppf_tp_map_pages;
+static struct tracepoint *ppf_tp_fault;
+
+static void ppf_read_range(struct address_space *mapping, pgoff_t first,
+			   pgoff_t last)
+{
+	struct inode *inode = mapping->host;
+	struct super_block *sb;
+	struct ppf_sb *s;
+
+	if (!inode || !S_ISREG(inode->i_mode))
+		return;
+	sb = inode->i_sb;
+	rcu_read_lock();
+	s = ppf_sb_lookup_rcu(sb);
+	if (s)
+		ppf_event_read(s, inode, first, last);
+	rcu_read_unlock();
+	if (!s && ppf_sb_qualifies(sb))
+		ppf_sb_discover(sb);
+}
+
+static void ppf_probe_get_pages(void *data, struct address_space *mapping,
+				pgoff_t index, pgoff_t last_index)
+{
+	ppf_read_range(mapping, index, last_index);
+}
+
+static void ppf_probe_map_pages(void *data, struct address_space *mapping,
+				pgoff_t index, pgoff_t last_index)
+{
+	ppf_read_range(mapping, index, last_index);
+}
+
+static void ppf_probe_fault(void *data, struct address_space *mapping,
+			    pgoff_t index)
+{
+	ppf_read_range(mapping, index, index);
+}
+
+static void ppf_find_tracepoint(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "mm_filemap_get_pages"))
+		ppf_tp_get_pages = tp;
+	else if (!strcmp(tp->name, "mm_filemap_map_pages"))
+		ppf_tp_map_pages = tp;
+	else if (!strcmp(tp->name, "mm_filemap_fault"))
+		ppf_tp_fault = tp;
+}
+
+static void ppf_read_hook_unregister(void)
+{
+	if (ppf_tp_fault)
+		tracepoint_probe_unregister(ppf_tp_fault, ppf_probe_fault, NULL);
+	if (ppf_tp_map_pages)
+		tracepoint_probe_unregister(ppf_tp_map_pages,
+					    ppf_probe_map_pages, NULL);
+	if (ppf_tp_get_pages)
+		tracepoint_probe_unregister(ppf_tp_get_pages,
+					    ppf_probe_get_pages, NULL);
+	/* No probe is running or will run once this returns. */
+	tracepoint_synchronize_unregister();
+}
+
+static int ppf_read_hook_init(void)
+{
+	int err;
+
+	for_each_kernel_tracepoint(ppf_find_tracepoint, NULL);
+	if (!ppf_tp_get_pages || !ppf_tp_map_pages || !ppf_tp_fault) {
+		pr_err("predictive_prefetch: mm_filemap tracepoints not found (CONFIG_TRACEPOINTS?)\n");
+		return -ENOENT;
+	}
+	err = tracepoint_probe_register(ppf_tp_get_pages, ppf_probe_get_pages, NULL);
+	if (!err)
+		err = tracepoint_probe_register(ppf_tp_map_pages,
+						ppf_probe_map_pages, NULL);
+	if (!err)
+		err = tracepoint_probe_register(ppf_tp_fault, ppf_probe_fault, NULL);
+	if (err)
+		ppf_read_hook_unregister();
+	return err;
+}
+
+/**
+ * ppf_hooks_init() - start receiving open, exec and read events
+ *
+ * Return: 0 or a negative errno.
+ */
+int ppf_hooks_init(void)
+{
+	int err = ppf_sb_watch_init();
+
+	if (err)
+		return err;
+	err = ppf_read_hook_init();
+	if (err)
+		ppf_sb_watch_exit();
+	return err;
+}
+
+/**
+ * ppf_hooks_exit() - stop all events; none is delivered after this returns
+ */
+void ppf_hooks_exit(void)
+{
+	ppf_read_hook_unregister();
+	ppf_sb_watch_exit();
+}

@@ -1,0 +1,389 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sb_watch.c - which file systems are watched, and their open/exec events
+ *
+ * DOC: Watched file systems
+ *
+ * ppf watches whole file systems with one fsnotify superblock mark each,
+ * the mechanism behind fanotify's FAN_MARK_FILESYSTEM: every open and exec
+ * of a file on a marked file system calls ppf_sb_handle_event() in the
+ * opening task's context, and unmarked file systems cost nothing.
+ *
+ * A file system qualifies if it sits on a block device and can encode and
+ * decode file handles (ppf remembers files by handle, never by reference),
+ * and, if vm.predictive_prefetch.filesystems is set, if its type is listed.
+ * File systems are found as they are used: the read hook (read_hook.c)
+ * hands each qualifying super block it has not seen to ppf_sb_discover(),
+ * which pins it with an active reference just long enough for a worker to
+ * attach the mark.  So file systems mounted after the module loads are
+ * covered from their first read on, with no mount notification needed.
+ *
+ * ppf never keeps a file system busy.  The mark holds no reference on the
+ * super block; fsnotify removes it when the file system shuts down, and
+ * ppf_sb_freeing_mark() then marks the ppf_sb dead under ppf_sbs_lock.  To
+ * use a super block, ppf_sb_pin() takes an active reference only if the
+ * ppf_sb is not dead, under the same lock: an unmount that began earlier
+ * has already dropped the last active reference, so the pin fails, and one
+ * that begins later waits only until ppf_sb_unpin().
+ */
+#include <linux/fsnotify_backend.h>
+#include <linux/exportfs.h>
+#include <linux/kref.h>
+#include <linux/rculist.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+#include "ppf_hooks.h"
+#include "sb_watch.h"
+
+/**
+ * struct ppf_sb - one watched file system
+ * @mark: the fsnotify superblock mark
+ * @sb: the super block; valid while the mark is attached (!@dead)
+ * @dev: its device number, for tracepoints and statistics
+ * @kref: the mark holds one reference until fsnotify frees it, every file
+ *	in the file table and every queued event one each
+ * @node: in ppf_sbs (RCU)
+ * @dead: the file system is shutting down or ppf is unloading
+ * @rcu: to free after RCU readers of ppf_sbs are done
+ */
+struct ppf_sb {
+	struct fsnotify_mark mark;
+	struct super_block *sb;
+	dev_t dev;
+	struct kref kref;
+	struct list_head node;
+	bool dead;
+	struct rcu_head rcu;
+};
+
+#define PPF_DISCOVER_MAX	16
+
+static struct fsnotify_group *ppf_group;
+static LIST_HEAD(ppf_sbs);
+static DEFINE_SPINLOCK(ppf_sbs_lock);
+static unsigned int ppf_nsbs;
+static struct super_block *ppf_discover_queue[PPF_DISCOVER_MAX];
+static unsigned int ppf_ndiscover;
+static bool ppf_discover_stopped;
+static void ppf_discover_fn(struct work_struct *work);
+static DECLARE_WORK(ppf_discover_work, ppf_discover_fn);
+
+static void ppf_sb_release(struct kref *kref)
+{
+	struct ppf_sb *s = container_of(kref, struct ppf_sb, kref);
+
+	kfree_rcu(s, rcu);
+}
+
+/**
+ * ppf_sb_get() - take a reference on a watched file system's record
+ * @s: the record
+ *
+ * Keeps the record's memory, not the file system: see ppf_sb_pin().
+ */
+void ppf_sb_get(struct ppf_sb *s)
+{
+	kref_get(&s->kref);
+}
+
+/**
+ * ppf_sb_put() - drop a reference taken with ppf_sb_get()
+ * @s: the record
+ */
+void ppf_sb_put(struct ppf_sb *s)
+{
+	kref_put(&s->kref, ppf_sb_release);
+}
+
+/**
+ * ppf_sb_dev() - the device number of a watched file system
+ * @s: the record
+ *
+ * Return: the device number it had when it was first seen.
+ */
+dev_t ppf_sb_dev(const struct ppf_sb *s)
+{
+	return s->dev;
+}
+
+/**
+ * ppf_sb_pin() - keep a file system from shutting down, briefly
+ * @s: the record
+ *
+ * For the worker, around decoding a file handle and starting readahead.
+ * Never blocks an unmount from returning: the file system's shutdown waits
+ * for ppf_sb_unpin() at most.
+ *
+ * Return: the super block with an active reference, or NULL if the file
+ * system is gone or going.
+ */
+struct super_block *ppf_sb_pin(struct ppf_sb *s)
+{
+	struct super_block *sb = NULL;
+
+	spin_lock(&ppf_sbs_lock);
+	if (!s->dead && atomic_inc_not_zero(&s->sb->s_active))
+		sb = s->sb;
+	spin_unlock(&ppf_sbs_lock);
+	return sb;
+}
+
+/**
+ * ppf_sb_unpin() - release a file system pinned with ppf_sb_pin()
+ * @sb: the super block ppf_sb_pin() returned
+ *
+ * May run the file system's shutdown if it was unmounted meanwhile.
+ */
+void ppf_sb_unpin(struct super_block *sb)
+{
+	deactivate_super(sb);
+}
+
+/**
+ * ppf_sb_watched() - how many file systems are watched
+ *
+ * Return: the count.
+ */
+unsigned int ppf_sb_watched(void)
+{
+	return READ_ONCE(ppf_nsbs);
+}
+
+/**
+ * ppf_sb_lookup_rcu() - the record of a watched super block
+ * @sb: the super block
+ *
+ * Caller holds rcu_read_lock() and may use the record until it drops it.
+ *
+ * Return: the record, or NULL if @sb is not watched.
+ */
+struct ppf_sb *ppf_sb_lookup_rcu(struct super_block *sb)
+{
+	struct ppf_sb *s;
+
+	list_for_each_entry_rcu(s, &ppf_sbs, node)
+		if (s->sb == sb && !READ_ONCE(s->dead))
+			return s;
+	return NULL;
+}
+
+/**
+ * ppf_sb_qualifies() - may ppf watch this file system?
+ * @sb: the super block of a file being read, so alive
+ *
+ * Cheap enough for every read of an unwatched file system.
+ *
+ * Return: true if it is block-backed, can decode file handles and its type
+ * is allowed by vm.predictive_prefetch.filesystems.
+ */
+bool ppf_sb_qualifies(struct super_block *sb)
+{
+	const struct export_operations *nop = sb->s_export_op;
+
+	if (!sb->s_bdev || !nop || !nop->fh_to_dentry)
+		return false;
+	if (!(sb->s_flags & SB_BORN) || (sb->s_flags & SB_NOUSER))
+		return false;
+	return ppf_fs_type_allowed(sb->s_type->name);
+}
+
+/**
+ * ppf_sb_discover() - start watching a file system
+ * @sb: a qualifying super block, alive (a file on it is being read)
+ *
+ * Callable in any task context without sleeping: pins @sb and leaves the
+ * work of marking it to a worker.
+ */
+void ppf_sb_discover(struct super_block *sb)
+{
+	unsigned int i;
+	bool queue = false;
+
+	spin_lock(&ppf_sbs_lock);
+	if (ppf_discover_stopped || ppf_ndiscover == PPF_DISCOVER_MAX)
+		goto out;
+	for (i = 0; i < ppf_ndiscover; i++)
+		if (ppf_discover_queue[i] == sb)
+			goto out;
+	if (!atomic_inc_not_zero(&sb->s_active))
+		goto out;
+	ppf_discover_queue[ppf_ndiscover++] = sb;
+	queue = true;
+out:
+	spin_unlock(&ppf_sbs_lock);
+	if (queue)
+		schedule_work(&ppf_discover_work);
+}
+
+static void ppf_sb_watch(struct super_block *sb)
+{
+	struct ppf_sb *s;
+	int err;
+
+	rcu_read_lock();
+	s = ppf_sb_lookup_rcu(sb);
+	rcu_read_unlock();
+	if (s)
+		return;
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return;
+	s->sb = sb;
+	s->dev = sb->s_dev;
+	kref_init(&s->kref);		/* the mark's */
+	INIT_LIST_HEAD(&s->node);
+	fsnotify_init_mark(&s->mark, ppf_group);
+	s->mark.mask = FS_OPEN | FS_OPEN_EXEC;
+	/* Visible before the first event can reach the handler. */
+	spin_lock(&ppf_sbs_lock);
+	list_add_tail_rcu(&s->node, &ppf_sbs);
+	ppf_nsbs++;
+	spin_unlock(&ppf_sbs_lock);
+	err = fsnotify_add_mark(&s->mark, sb, FSNOTIFY_OBJ_TYPE_SB, 0);
+	if (err) {
+		spin_lock(&ppf_sbs_lock);
+		s->dead = true;
+		list_del_rcu(&s->node);
+		ppf_nsbs--;
+		spin_unlock(&ppf_sbs_lock);
+		pr_warn("predictive_prefetch: cannot watch %s (%pg): %d\n",
+			sb->s_type->name, sb->s_bdev, err);
+		/* Our reference: fsnotify calls ->free_mark. */
+		fsnotify_put_mark(&s->mark);
+		return;
+	}
+	pr_info("predictive_prefetch: watching %s on %pg\n", sb->s_type->name,
+		sb->s_bdev);
+}
+
+static void ppf_discover_fn(struct work_struct *work)
+{
+	struct super_block *queue[PPF_DISCOVER_MAX];
+	unsigned int i, n;
+
+	spin_lock(&ppf_sbs_lock);
+	n = ppf_ndiscover;
+	memcpy(queue, ppf_discover_queue, n * sizeof(queue[0]));
+	ppf_ndiscover = 0;
+	spin_unlock(&ppf_sbs_lock);
+	for (i = 0; i < n; i++) {
+		ppf_sb_watch(queue[i]);
+		deactivate_super(queue[i]);
+	}
+}
+
+/* The one place a watched file system's open and exec events arrive. */
+static int ppf_sb_handle_event(struct fsnotify_group *group, u32 mask,
+			       const void *data, int data_type,
+			       struct inode *dir, const struct qstr *name,
+			       u32 cookie, struct fsnotify_iter_info *iter_info)
+{
+	struct fsnotify_mark *mark = fsnotify_iter_sb_mark(iter_info);
+	struct inode *inode = fsnotify_data_inode(data, data_type);
+
+	if (!mark || !inode || !S_ISREG(inode->i_mode))
+		return 0;
+	ppf_event_open(container_of(mark, struct ppf_sb, mark), inode,
+		       mask & FS_OPEN_EXEC);
+	return 0;
+}
+
+/* The mark is going: its file system is shutting down, or ppf unloads. */
+static void ppf_sb_freeing_mark(struct fsnotify_mark *mark,
+				struct fsnotify_group *group)
+{
+	struct ppf_sb *s = container_of(mark, struct ppf_sb, mark);
+
+	spin_lock(&ppf_sbs_lock);
+	if (!s->dead) {
+		s->dead = true;
+		list_del_rcu(&s->node);
+		ppf_nsbs--;
+	}
+	spin_unlock(&ppf_sbs_lock);
+	/* The reference ppf_sb_watch() kept; fsnotify holds its own here. */
+	fsnotify_put_mark(mark);
+}
+
+static void ppf_sb_free_mark(struct fsnotify_mark *mark)
+{
+	ppf_sb_put(container_of(mark, struct ppf_sb, mark));
+}
+
+static const struct fsnotify_ops ppf_fsnotify_ops = {
+	.handle_event = ppf_sb_handle_event,
+	.freeing_mark = ppf_sb_freeing_mark,
+	.free_mark = ppf_sb_free_mark,
+};
+
+/**
+ * ppf_sb_recheck() - stop watching file systems no longer allowed
+ *
+ * After vm.predictive_prefetch.filesystems changed.  Files already in the
+ * file table on them are forgotten as they come up.
+ */
+void ppf_sb_recheck(void)
+{
+	struct ppf_sb *s, *found;
+
+	do {
+		found = NULL;
+		rcu_read_lock();
+		list_for_each_entry_rcu(s, &ppf_sbs, node) {
+			if (!READ_ONCE(s->dead) &&
+			    !ppf_fs_type_allowed(s->sb->s_type->name) &&
+			    kref_get_unless_zero(&s->kref)) {
+				found = s;
+				break;
+			}
+		}
+		rcu_read_unlock();
+		if (found) {
+			fsnotify_destroy_mark(&found->mark, ppf_group);
+			ppf_sb_put(found);
+		}
+	} while (found);
+}
+
+int ppf_sb_watch_init(void)
+{
+	ppf_group = fsnotify_alloc_group(&ppf_fsnotify_ops, 0);
+	if (IS_ERR(ppf_group))
+		return PTR_ERR(ppf_group);
+	return 0;
+}
+
+/*
+ * Stop watching everything.  Called after the hooks are unregistered, so
+ * nothing discovers new file systems any more.
+ */
+void ppf_sb_watch_exit(void)
+{
+	struct ppf_sb *s;
+
+	spin_lock(&ppf_sbs_lock);
+	ppf_discover_stopped = true;
+	spin_unlock(&ppf_sbs_lock);
+	cancel_work_sync(&ppf_discover_work);
+	/* Pins left by a cancelled discovery. */
+	while (ppf_ndiscover)
+		deactivate_super(ppf_discover_queue[--ppf_ndiscover]);
+
+	for (;;) {
+		spin_lock(&ppf_sbs_lock);
+		s = list_first_entry_or_null(&ppf_sbs, struct ppf_sb, node);
+		if (s)
+			ppf_sb_get(s);
+		spin_unlock(&ppf_sbs_lock);
+		if (!s)
+			break;
+		/* Idempotent if an unmount is destroying it right now. */
+		fsnotify_destroy_mark(&s->mark, ppf_group);
+		ppf_sb_put(s);
+		cond_resched();
+	}
+	fsnotify_put_group(ppf_group);
+	/* ->free_mark of every mark has run once this returns. */
+	fsnotify_wait_marks_destroyed();
+}

@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * engine.c - from events to predictions: the hooks' entry points and the worker
+ *
+ * DOC: Engine
+ *
+ * ppf_event_open() and ppf_event_read() run in the task that opened or read
+ * a file.  They do the least that must be done there: encode the file
+ * handle while the inode is at hand, take a reference on the task's
+ * credentials (predictions are acted on for that task only), and queue a
+ * record.  A read whose file is already in the file table only widens the
+ * file's page range.
+ *
+ * One worker, on an ordered workqueue, drains the queue in order.  For each
+ * open or exec it finds the file's entry, feeds the model, and acts on each
+ * prediction (readahead.c).  The model and the file table are changed only
+ * under ppf_model_mutex, which the worker holds per batch of events and
+ * sysctl holds to swap in a rebuilt model, so a model can be replaced while
+ * events keep arriving: they wait in the queue.
+ */
+#include <linux/exportfs.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include "ppf.h"
+#include "ppf_trace.h"
+
+#define PPF_RING_SIZE	1024
+#define PPF_BATCH	32
+
+/* Serialises the model and the file table: see the overview in ppf.h. */
+DEFINE_MUTEX(ppf_model_mutex);
+static struct ppf_model *ppf_model;	/* under ppf_model_mutex */
+static u64 ppf_seq;			/* opens and execs fed to the model */
+static struct workqueue_struct *ppf_wq;
+static struct ppf_event ppf_batch[PPF_BATCH];	/* the worker's only */
+static struct ppf_prediction ppf_predictions[PPF_MAX_PREDICTIONS];
+static void ppf_work_fn(struct work_struct *work);
+static DECLARE_WORK(ppf_work, ppf_work_fn);
+
+static void ppf_queue(struct ppf_event *ev)
+{
+	if (!ppf_ring_push(ev)) {
+		ppf_event_release(ev);
+		ppf_stat_inc(dropped[PPF_DROP_RING_FULL]);
+		return;
+	}
+	queue_work(ppf_wq, &ppf_work);
+}
+
+/**
+ * ppf_event_open() - a file on a watched file system was opened or executed
+ * @s: the file system
+ * @inode: the file, a regular file
+ * @exec: opened for execution
+ *
+ * Called by the hooks in the opening task's context; never sleeps.
+ */
+void ppf_event_open(struct ppf_sb *s, struct inode *inode, bool exec)
+{
+	struct ppf_event ev;
+	int len = PPF_FH_WORDS;
+	int type;
+
+	if (!READ_ONCE(ppf_config.enabled)) {
+		ppf_stat_inc(dropped[PPF_DROP_DISABLED]);
+		return;
+	}
+	if (exec)
+		ppf_stat_inc(events_exec);
+	else
+		ppf_stat_inc(events_open);
+	type = exportfs_encode_inode_fh(inode, (struct fid *)ev.fh, &len,
+					NULL, 0);
+	if (type <= 0 || type == FILEID_INVALID || len > PPF_FH_WORDS) {
+		ppf_stat_inc(dropped[PPF_DROP_NO_HANDLE]);
+		return;
+	}
+	ev.kind = exec ? PPF_EV_EXEC : PPF_EV_OPEN;
+	ev.fh_len = len;
+	ev.fh_type = type;
+	ev.ino = inode->i_ino;
+	ev.gen = inode->i_generation;
+	ev.first = 0;
+	ev.last = 0;
+	ppf_sb_get(s);
+	ev.sb = s;
+	ev.cred = get_current_cred();
+	ppf_queue(&ev);
+}
+
+/**
+ * ppf_event_read() - pages of a file on a watched file system were read
+ * @s: the file system
+ * @inode: the file
+ * @first: first page
+ * @last: last page
+ *
+ * Called by the read hook under rcu_read_lock() in the reading task's
+ * context; never sleeps.
+ */
+void ppf_event_read(struct ppf_sb *s, struct inode *inode, pgoff_t first,
+		    pgoff_t last)
+{
+	struct ppf_event ev;
+
+	if (!READ_ONCE(ppf_config.enabled))
+		return;
+	ppf_stat_inc(events_read);
+	if (ppf_files_note_read(s, inode, first, last))
+		return;
+	/* Not in the table yet: its open may still be queued. */
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = PPF_EV_READ;
+	ev.ino = inode->i_ino;
+	ev.gen = inode->i_generation;
+	ev.first = first;
+	ev.last = last;
+	ppf_sb_get(s);
+	ev.sb = s;
+	ppf_queue(&ev);
+}
+
+static void ppf_engine_open(const struct ppf_event *ev)
+{
+	struct ppf_file *f = ppf_files_get(ev);
+	unsigned int i, n;
+	u32 id;
+
+	if (!f) {
+		ppf_stat_inc(dropped[PPF_DROP_NO_MEMORY]);
+		return;
+	}
+	ppf_prefetch_opened(f);
+	ppf_file_opened(f);
+	id = f->id;
+	trace_ppf_event(ppf_sb_dev(f->sb), f->ino, id, ev->kind == PPF_EV_EXEC);
+	ppf_seq++;
+	n = ppf_model_event(ppf_model, id, ppf_predictions,
+			    ARRAY_SIZE(ppf_predictions));
+	ppf_stat_add(predictions, n);
+	for (i = 0; i < n; i++) {
+		const struct ppf_prediction *p = &ppf_predictions[i];
+		struct ppf_file *pf;
+
+		trace_ppf_prediction(id, p->file, p->likelihood, p->lead);
+		pf = ppf_files_find_id(p->file);
+		if (!pf) {
+			ppf_stat_inc(skipped[PPF_SKIP_UNKNOWN]);
+			trace_ppf_prefetch_skip(p->file, PPF_SKIP_UNKNOWN);
+			continue;
+		}
+		ppf_prefetch(pf, ev->cred, ppf_seq);
+	}
+	ppf_prefetch_reap(ppf_seq);
+}
+
+static void ppf_engine_read(const struct ppf_event *ev)
+{
+	struct ppf_file *f = ppf_files_find(ev->sb, ev->ino);
+
+	if (f && f->gen == ev->gen)
+		ppf_file_apply_read(f, ev->first, ev->last);
+}
+
+static void ppf_work_fn(struct work_struct *work)
+{
+	unsigned int i, n;
+
+	while ((n = ppf_ring_pop(ppf_batch, PPF_BATCH))) {
+		mutex_lock(&ppf_model_mutex);
+		for (i = 0; i < n; i++) {
+			if (ppf_batch[i].kind == PPF_EV_READ)
+				ppf_engine_read(&ppf_batch[i]);
+			else
+				ppf_engine_open(&ppf_batch[i]);
+		}
+		mutex_unlock(&ppf_model_mutex);
+		for (i = 0; i < n; i++)
+			ppf_event_release(&ppf_batch[i]);
+		cond_resched();
+	}
+}
+
+/**
+ * ppf_engine_rebuild() - replace the model with an empty one of a new shape
+ * @params: valid parameters
+ *
+ * Allocates the new model before taking ppf_model_mutex, so the worker
+ * waits only for the swap.  The file table is kept.
+ *
+ * Return: 0, or a negative errno (the old model stays).
+ */
+int ppf_engine_rebuild(const struct ppf_model_params *params)
+{
+	struct ppf_model *model, *old;
+	int err;
+
+	model = ppf_model_create(params, &err);
+	if (!model)
+		return err;
+	mutex_lock(&ppf_model_mutex);
+	old = ppf_model;
+	ppf_model = model;
+	mutex_unlock(&ppf_model_mutex);
+	ppf_model_destroy(old);
+	return 0;
+}
+
+/**
+ * ppf_engine_reset() - forget everything learnt: model and file table
+ */
+void ppf_engine_reset(void)
+{
+	struct ppf_model *model, *old = NULL;
+	int err;
+
+	model = ppf_model_create(&ppf_config.model, &err);
+	mutex_lock(&ppf_model_mutex);
+	if (model) {
+		old = ppf_model;
+		ppf_model = model;
+	}
+	ppf_files_clear();
+	ppf_prefetch_forget_all();
+	ppf_seq = 0;
+	mutex_unlock(&ppf_model_mutex);
+	ppf_model_destroy(old);
+}
+
+/**
+ * ppf_engine_model_stats() - what the model holds now
+ * @st: filled in
+ */
+void ppf_engine_model_stats(struct ppf_model_stats *st)
+{
+	mutex_lock(&ppf_model_mutex);
+	ppf_model_stats(ppf_model, st);
+	mutex_unlock(&ppf_model_mutex);
+}
+
+int ppf_engine_init(void)
+{
+	int err;
+
+	ppf_model = ppf_model_create(&ppf_config.model, &err);
+	if (!ppf_model)
+		return err;
+	err = ppf_ring_init(PPF_RING_SIZE);
+	if (err)
+		goto out_model;
+	ppf_wq = alloc_ordered_workqueue("predictive_prefetch", 0);
+	if (!ppf_wq) {
+		err = -ENOMEM;
+		goto out_ring;
+	}
+	return 0;
+
+out_ring:
+	ppf_ring_exit();
+out_model:
+	ppf_model_destroy(ppf_model);
+	return err;
+}
+
+/* Called once the hooks can deliver no more events. */
+void ppf_engine_exit(void)
+{
+	destroy_workqueue(ppf_wq);	/* runs queued work to completion */
+	ppf_ring_exit();
+	mutex_lock(&ppf_model_mutex);
+	ppf_files_clear();
+	mutex_unlock(&ppf_model_mutex);
+	ppf_model_destroy(ppf_model);
+	ppf_model = NULL;
+}

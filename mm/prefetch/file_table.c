@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * file_table.c - the files ppf remembers, by handle, never by reference
+ *
+ * DOC: File table
+ *
+ * Each file seen opening gets an entry with a 32-bit id (what the model
+ * knows it by), its file handle (how the worker finds it again), and the
+ * page ranges read during its latest uses.  No entry holds a reference on a
+ * dentry, an inode or a mount, so no file system is kept busy and a file
+ * deleted meanwhile simply fails to decode and is forgotten.
+ *
+ * Entries are added, moved and removed only under ppf_model_mutex (by the
+ * worker, or by sysctl when trimming or resetting).  The read hook looks
+ * entries up under RCU and updates their ranges under the entry's own
+ * spinlock, after checking that the entry has not been removed; removed
+ * entries are freed after an RCU grace period.  When the table is full the
+ * least recently opened file is forgotten.
+ */
+#include <linux/hash.h>
+#include <linux/rculist.h>
+#include <linux/slab.h>
+#include "ppf.h"
+
+#define PPF_FILE_HASH_BITS	14
+
+static struct hlist_head ppf_key_hash[1 << PPF_FILE_HASH_BITS];
+static struct hlist_head ppf_id_hash[1 << PPF_FILE_HASH_BITS];
+static LIST_HEAD(ppf_lru);
+static unsigned int ppf_nfiles;
+static u32 ppf_next_id;
+
+static inline struct hlist_head *ppf_key_bucket(const struct ppf_sb *s, u64 ino)
+{
+	return &ppf_key_hash[hash_64(ino ^ (unsigned long)s, PPF_FILE_HASH_BITS)];
+}
+
+static inline struct hlist_head *ppf_id_bucket(u32 id)
+{
+	return &ppf_id_hash[hash_32(id, PPF_FILE_HASH_BITS)];
+}
+
+/* A range with first > last is empty. */
+static inline void ppf_range_clear(pgoff_t *first, pgoff_t *last)
+{
+	*first = 1;
+	*last = 0;
+}
+
+static void ppf_range_extend(pgoff_t *first, pgoff_t *last, pgoff_t f,
+			     pgoff_t l)
+{
+	if (*first > *last) {
+		*first = f;
+		*last = l;
+		return;
+	}
+	if (f < *first)
+		*first = f;
+	if (l > *last)
+		*last = l;
+}
+
+int ppf_files_init(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(ppf_key_hash); i++) {
+		INIT_HLIST_HEAD(&ppf_key_hash[i]);
+		INIT_HLIST_HEAD(&ppf_id_hash[i]);
+	}
+	return 0;
+}
+
+void ppf_files_exit(void)
+{
+	ppf_files_clear();
+}
+
+/**
+ * ppf_files_count() - files in the table
+ *
+ * Return: the count.
+ */
+unsigned int ppf_files_count(void)
+{
+	return READ_ONCE(ppf_nfiles);
+}
+
+/**
+ * ppf_files_forget() - remove a file from the table and free it
+ * @f: the entry; the caller holds ppf_model_mutex
+ */
+void ppf_files_forget(struct ppf_file *f)
+{
+	spin_lock(&f->lock);
+	f->dead = true;
+	spin_unlock(&f->lock);
+	hlist_del_rcu(&f->key_node);
+	hlist_del(&f->id_node);
+	list_del(&f->lru);
+	ppf_nfiles--;
+	if (f->pending_seq)
+		ppf_stat_inc(prefetch_wasted);
+	ppf_sb_put(f->sb);
+	kfree_rcu(f, rcu);
+}
+
+/**
+ * ppf_files_trim() - forget the least recently opened files
+ * @max_files: how many may stay
+ */
+void ppf_files_trim(unsigned int max_files)
+{
+	while (ppf_nfiles > max_files)
+		ppf_files_forget(list_first_entry(&ppf_lru, struct ppf_file, lru));
+}
+
+/**
+ * ppf_files_clear() - forget every file
+ */
+void ppf_files_clear(void)
+{
+	ppf_files_trim(0);
+}
+
+static struct ppf_file *ppf_files_lookup(const struct ppf_sb *s, u64 ino)
+{
+	struct ppf_file *f;
+
+	hlist_for_each_entry_rcu(f, ppf_key_bucket(s, ino), key_node,
+				 lockdep_is_held(&ppf_model_mutex))
+		if (f->sb == s && f->ino == ino)
+			return f;
+	return NULL;
+}
+
+/**
+ * ppf_files_get() - the entry for the file an open or exec event names
+ * @ev: the event
+ *
+ * Creates the entry if the file is new (or its inode number was reused for
+ * another file), forgetting the least recently opened file if the table is
+ * full; marks it most recently opened.  The caller holds ppf_model_mutex.
+ *
+ * Return: the entry, or NULL if out of memory.
+ */
+struct ppf_file *ppf_files_get(const struct ppf_event *ev)
+{
+	struct ppf_file *f = ppf_files_lookup(ev->sb, ev->ino);
+
+	if (f && f->gen != ev->gen) {
+		ppf_files_forget(f);
+		f = NULL;
+	}
+	if (f) {
+		list_move_tail(&f->lru, &ppf_lru);
+		return f;
+	}
+	f = kzalloc(sizeof(*f), GFP_KERNEL | __GFP_NOWARN);
+	if (!f)
+		return NULL;
+	spin_lock_init(&f->lock);
+	ppf_sb_get(ev->sb);
+	f->sb = ev->sb;
+	f->ino = ev->ino;
+	f->gen = ev->gen;
+	f->id = ppf_next_id++;
+	f->fh_len = ev->fh_len;
+	f->fh_type = ev->fh_type;
+	memcpy(f->fh, ev->fh, ev->fh_len * sizeof(u32));
+	ppf_range_clear(&f->cur_first, &f->cur_last);
+	ppf_range_clear(&f->prev_first, &f->prev_last);
+	hlist_add_head_rcu(&f->key_node, ppf_key_bucket(f->sb, f->ino));
+	hlist_add_head(&f->id_node, ppf_id_bucket(f->id));
+	list_add_tail(&f->lru, &ppf_lru);
+	ppf_nfiles++;
+	ppf_files_trim(READ_ONCE(ppf_config.max_files));
+	return f;
+}
+
+/**
+ * ppf_files_find() - the entry of a file, by file system and inode number
+ * @s: the file system
+ * @ino: the inode number
+ *
+ * The caller holds ppf_model_mutex.
+ *
+ * Return: the entry, or NULL.
+ */
+struct ppf_file *ppf_files_find(const struct ppf_sb *s, u64 ino)
+{
+	return ppf_files_lookup(s, ino);
+}
+
+/**
+ * ppf_files_find_id() - the entry a model id stands for
+ * @id: the id
+ *
+ * The caller holds ppf_model_mutex.
+ *
+ * Return: the entry, or NULL if the file was forgotten.
+ */
+struct ppf_file *ppf_files_find_id(u32 id)
+{
+	struct ppf_file *f;
+
+	hlist_for_each_entry(f, ppf_id_bucket(id), id_node)
+		if (f->id == id)
+			return f;
+	return NULL;
+}
+
+/**
+ * ppf_file_apply_read() - note that pages of a file were read
+ * @f: the entry
+ * @first: first page
+ * @last: last page
+ */
+void ppf_file_apply_read(struct ppf_file *f, pgoff_t first, pgoff_t last)
+{
+	spin_lock(&f->lock);
+	if (!f->dead)
+		ppf_range_extend(&f->cur_first, &f->cur_last, first, last);
+	spin_unlock(&f->lock);
+}
+
+/**
+ * ppf_files_note_read() - note a read, from the read hook
+ * @s: the watched file system
+ * @inode: the file
+ * @first: first page read
+ * @last: last page read
+ *
+ * Called under rcu_read_lock() in the reading task's context.
+ *
+ * Return: false if the file is not in the table (yet).
+ */
+bool ppf_files_note_read(struct ppf_sb *s, struct inode *inode,
+			 pgoff_t first, pgoff_t last)
+{
+	struct ppf_file *f = ppf_files_lookup(s, inode->i_ino);
+
+	if (!f || f->gen != inode->i_generation)
+		return false;
+	ppf_file_apply_read(f, first, last);
+	return true;
+}
+
+/**
+ * ppf_file_opened() - start a new use of a file
+ * @f: the entry
+ *
+ * The pages read since the previous open become the previous use.
+ */
+void ppf_file_opened(struct ppf_file *f)
+{
+	spin_lock(&f->lock);
+	if (f->cur_first <= f->cur_last) {
+		f->prev_first = f->cur_first;
+		f->prev_last = f->cur_last;
+		ppf_range_clear(&f->cur_first, &f->cur_last);
+	}
+	spin_unlock(&f->lock);
+}
+
+/**
+ * ppf_file_last_use() - the pages read during the file's latest use
+ * @f: the entry
+ * @first: set to the first page
+ * @last: set to the last page
+ *
+ * Return: false if no read of the file has been seen.
+ */
+bool ppf_file_last_use(struct ppf_file *f, pgoff_t *first, pgoff_t *last)
+{
+	bool known = true;
+
+	spin_lock(&f->lock);
+	if (f->cur_first <= f->cur_last) {
+		*first = f->cur_first;
+		*last = f->cur_last;
+	} else if (f->prev_first <= f->prev_last) {
+		*first = f->prev_first;
+		*last = f->prev_last;
+	} else {
+		known = false;
+	}
+	spin_unlock(&f->lock);
+	return known;
+}

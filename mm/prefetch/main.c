@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * main.c - predictive_prefetch: module load and unload
+ *
+ * Load order: configuration, file table, engine (model, queue, worker),
+ * hooks (events start flowing; they are ignored until enabled=1), sysctl,
+ * statistics.  Unload runs it backwards, and the hooks go before the engine
+ * so that no event can reach a worker that is gone.
+ */
+#include <linux/module.h>
+#include "ppf.h"
+
+static int __init ppf_init(void)
+{
+	int err;
+
+	err = ppf_config_init();
+	if (err)
+		return err;
+	err = ppf_files_init();
+	if (err)
+		return err;
+	err = ppf_engine_init();
+	if (err)
+		goto out_files;
+	err = ppf_hooks_init();
+	if (err)
+		goto out_engine;
+	err = ppf_sysctl_init();
+	if (err)
+		goto out_hooks;
+	err = ppf_stats_init();
+	if (err)
+		goto out_sysctl;
+	pr_info("predictive_prefetch: loaded (%s, disabled until vm.predictive_prefetch.enabled=1)\n",
+		ppf_model_kind_name(ppf_config.model.kind));
+	return 0;
+
+out_sysctl:
+	ppf_sysctl_exit();
+out_hooks:
+	ppf_hooks_exit();
+out_engine:
+	ppf_engine_exit();
+out_files:
+	ppf_files_exit();
+	return err;
+}
+
+static void __exit ppf_exit(void)
+{
+	ppf_stats_exit();
+	ppf_sysctl_exit();
+	ppf_hooks_exit();
+	ppf_engine_exit();
+	ppf_files_exit();
+}
+
+module_init(ppf_init);
+module_exit(ppf_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Predictive page-cache prefetching: learns file open order, reads ahead the next files");
+MODULE_AUTHOR("ppf developers");

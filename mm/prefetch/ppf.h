@@ -1,0 +1,236 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ppf.h - what the parts of the prefetch engine share
+ *
+ * DOC: Predictive prefetching
+ *
+ * The hooks (fs/hooks/) see files being opened, executed and read on the
+ * watched file systems and put small event records into a ring
+ * (event_ring.c) without sleeping or taking any lock longer than a copy.
+ * One worker (engine.c) drains the ring: it gives each file a model id
+ * (file_table.c), feeds the model (models/, through its API only), and
+ * turns each prediction into asynchronous readahead of the part of the
+ * file that was read last time (readahead.c).  Everything is controlled
+ * with sysctl (sysctl.c), counted in /proc/predictive_prefetch (stats.c)
+ * and visible through tracepoints (ppf_trace.h).
+ *
+ * Locking, outermost first: ppf_config_mutex (sysctl writes, model
+ * rebuilds) > ppf_model_mutex (the model; held by the worker per batch)
+ * > ring and file-table spinlocks (never held across anything that can
+ * sleep).  The hooks take only the ring lock and per-file locks.
+ */
+#ifndef PPF_PREFETCH_H
+#define PPF_PREFETCH_H
+
+#include <linux/types.h>
+#include <linux/cred.h>
+#include <linux/fs.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/workqueue.h>
+#include "../../models/ppf_model.h"
+#include "../../fs/hooks/ppf_hooks.h"
+
+/* File handles up to this many 32-bit words are kept (ext4: 2-3, xfs: 3-4, btrfs: 5-8). */
+#define PPF_FH_WORDS		8
+
+/**
+ * struct ppf_config - the tunables, as set through sysctl
+ * @enabled: act on events at all
+ * @model: the model's parameters (kind, partition size, order, threshold,
+ *	node budget derived from @memory_kb)
+ * @max_prefetch_kb: most read ahead of one file per prediction
+ * @default_prefetch_kb: read ahead of a file whose last use is unknown
+ * @max_inflight_kb: most prefetched data not yet read from the device
+ * @memory_kb: memory budget of the model
+ * @max_files: files remembered in the file table
+ * @filesystems: file system types watched, comma separated; empty = all
+ *	block-device file systems that can encode file handles
+ *
+ * Readers on hot paths use READ_ONCE(); writers hold ppf_config_mutex.
+ */
+struct ppf_config {
+	unsigned int enabled;
+	struct ppf_model_params model;
+	unsigned int max_prefetch_kb;
+	unsigned int default_prefetch_kb;
+	unsigned int max_inflight_kb;
+	unsigned int memory_kb;
+	unsigned int max_files;
+	char filesystems[128];
+};
+
+extern struct ppf_config ppf_config;
+extern struct mutex ppf_config_mutex;
+
+/* Why a predicted file was not read ahead. */
+enum ppf_skip_reason {
+	PPF_SKIP_UNKNOWN,	/* id no longer in the file table */
+	PPF_SKIP_RECENT,	/* prefetched or found cached a few events ago */
+	PPF_SKIP_LOWMEM,	/* the system is short of free memory */
+	PPF_SKIP_INFLIGHT,	/* too much prefetched data still being read */
+	PPF_SKIP_UNMOUNTED,	/* its file system is going or gone */
+	PPF_SKIP_STALE,		/* the file no longer exists */
+	PPF_SKIP_PERM,		/* the task that caused it may not read it */
+	PPF_SKIP_CACHED,	/* everything to read is already cached */
+	PPF_SKIP_NR,
+};
+
+/* Why an event was not used. */
+enum ppf_drop_reason {
+	PPF_DROP_DISABLED,	/* enabled = 0 */
+	PPF_DROP_RING_FULL,	/* the worker is behind */
+	PPF_DROP_NO_HANDLE,	/* the file system could not encode a handle */
+	PPF_DROP_NO_MEMORY,	/* a file-table entry could not be allocated */
+	PPF_DROP_NR,
+};
+
+/**
+ * struct ppf_stats - per-CPU counters, summed when read
+ */
+struct ppf_stats {
+	u64 events_open;
+	u64 events_exec;
+	u64 events_read;
+	u64 predictions;
+	u64 prefetch_issued;
+	u64 pages_requested;
+	u64 pages_cached;
+	u64 prefetch_useful;
+	u64 prefetch_wasted;
+	u64 dropped[PPF_DROP_NR];
+	u64 skipped[PPF_SKIP_NR];
+};
+
+DECLARE_PER_CPU(struct ppf_stats, ppf_stats);
+
+#define ppf_stat_inc(field)		this_cpu_inc(ppf_stats.field)
+#define ppf_stat_add(field, n)		this_cpu_add(ppf_stats.field, n)
+
+/* Event records between the hooks and the worker. */
+enum ppf_event_kind {
+	PPF_EV_OPEN,
+	PPF_EV_EXEC,
+	PPF_EV_READ,
+};
+
+/**
+ * struct ppf_event - one event on its way to the worker
+ * @kind: open, exec or read
+ * @fh_len: file handle length in 32-bit words (open, exec)
+ * @fh_type: file handle type (open, exec)
+ * @sb: the watched file system, with a reference
+ * @ino: inode number
+ * @gen: inode generation
+ * @first: first page read (read)
+ * @last: last page read (read)
+ * @cred: credentials of the task that opened the file, with a reference
+ *	(open, exec)
+ * @fh: the file handle (open, exec)
+ */
+struct ppf_event {
+	u8 kind;
+	u8 fh_len;
+	u8 fh_type;
+	struct ppf_sb *sb;
+	u64 ino;
+	u32 gen;
+	pgoff_t first;
+	pgoff_t last;
+	const struct cred *cred;
+	u32 fh[PPF_FH_WORDS];
+};
+
+/* event_ring.c */
+int ppf_ring_init(unsigned int size);
+void ppf_ring_exit(void);
+bool ppf_ring_push(const struct ppf_event *ev);
+unsigned int ppf_ring_pop(struct ppf_event *out, unsigned int max);
+void ppf_event_release(struct ppf_event *ev);
+
+/**
+ * struct ppf_file - what ppf remembers of one file
+ * @key_node: in the (sb, ino) hash, RCU-protected for the read hook
+ * @id_node: in the id hash (worker only)
+ * @lru: in the table's LRU list (worker only)
+ * @rcu: for freeing after readers are done
+ * @lock: protects the page ranges and @dead against the read hook
+ * @dead: removed from the table; the read hook must not update it
+ * @sb: its file system, with a reference
+ * @ino: inode number
+ * @gen: inode generation
+ * @id: the model's id for it
+ * @fh_len: file handle length in words
+ * @fh_type: file handle type
+ * @fh: file handle
+ * @cur_first: first page read since the latest open (> @cur_last: none)
+ * @cur_last: last page read since the latest open
+ * @prev_first: first page read during the use before that
+ * @prev_last: last page read during the use before that
+ * @checked_seq: event number when it was last prefetched or found cached
+ * @pending_seq: event number of a prefetch not yet followed by an open
+ */
+struct ppf_file {
+	struct hlist_node key_node;
+	struct hlist_node id_node;
+	struct list_head lru;
+	struct rcu_head rcu;
+	spinlock_t lock;	/* page ranges and @dead, vs the read hook */
+	bool dead;
+	struct ppf_sb *sb;
+	u64 ino;
+	u32 gen;
+	u32 id;
+	u8 fh_len;
+	u8 fh_type;
+	u32 fh[PPF_FH_WORDS];
+	pgoff_t cur_first, cur_last;
+	pgoff_t prev_first, prev_last;
+	u64 checked_seq;
+	u64 pending_seq;
+};
+
+/* file_table.c */
+int ppf_files_init(void);
+void ppf_files_exit(void);
+struct ppf_file *ppf_files_get(const struct ppf_event *ev);
+struct ppf_file *ppf_files_find_id(u32 id);
+struct ppf_file *ppf_files_find(const struct ppf_sb *s, u64 ino);
+void ppf_files_forget(struct ppf_file *f);
+void ppf_files_trim(unsigned int max_files);
+void ppf_files_clear(void);
+unsigned int ppf_files_count(void);
+bool ppf_files_note_read(struct ppf_sb *sb, struct inode *inode,
+			 pgoff_t first, pgoff_t last);
+void ppf_file_apply_read(struct ppf_file *f, pgoff_t first, pgoff_t last);
+void ppf_file_opened(struct ppf_file *f);
+bool ppf_file_last_use(struct ppf_file *f, pgoff_t *first, pgoff_t *last);
+
+/* engine.c */
+extern struct mutex ppf_model_mutex;
+int ppf_engine_init(void);
+void ppf_engine_exit(void);
+int ppf_engine_rebuild(const struct ppf_model_params *params);
+void ppf_engine_reset(void);
+void ppf_engine_model_stats(struct ppf_model_stats *st);
+
+/* readahead.c */
+void ppf_prefetch_forget_all(void);
+enum ppf_skip_reason ppf_prefetch(struct ppf_file *f, const struct cred *cred,
+				  u64 seq);
+void ppf_prefetch_reap(u64 seq);
+void ppf_prefetch_opened(struct ppf_file *f);
+
+/* sysctl.c */
+int ppf_config_init(void);
+int ppf_sysctl_init(void);
+void ppf_sysctl_exit(void);
+u32 ppf_memory_to_nodes(const struct ppf_model_params *params,
+			unsigned int memory_kb);
+
+/* stats.c */
+int ppf_stats_init(void);
+void ppf_stats_exit(void);
+void ppf_stats_reset(void);
+
+#endif /* PPF_PREFETCH_H */

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ppf_trace.h - tracepoints of the predictive prefetcher
+ *
+ * For perf, trace-cmd and bpftrace: every event the model learns from,
+ * every prediction, every prefetch started and every prediction not acted
+ * on, with the reason.  They cost nothing while disabled.
+ */
+#undef TRACE_SYSTEM
+#define TRACE_SYSTEM predictive_prefetch
+
+#if !defined(_PPF_TRACE_H) || defined(TRACE_HEADER_MULTI_READ)
+#define _PPF_TRACE_H
+
+#include <linux/tracepoint.h>
+
+#define ppf_show_skip(r)						\
+	__print_symbolic(r,						\
+		{ 0, "unknown" }, { 1, "recent" }, { 2, "lowmem" },	\
+		{ 3, "inflight" }, { 4, "unmounted" }, { 5, "stale" },	\
+		{ 6, "perm" }, { 7, "cached" })
+
+TRACE_EVENT(ppf_event,
+	    TP_PROTO(dev_t dev, u64 ino, u32 id, bool exec),
+	    TP_ARGS(dev, ino, id, exec),
+	    TP_STRUCT__entry(__field(dev_t, dev)
+			     __field(u64, ino)
+			     __field(u32, id)
+			     __field(bool, exec)),
+	    TP_fast_assign(__entry->dev = dev;
+			   __entry->ino = ino;
+			   __entry->id = id;
+			   __entry->exec = exec;),
+	    TP_printk("dev=%d:%d ino=%llu id=%u %s", MAJOR(__entry->dev),
+		      MINOR(__entry->dev), __entry->ino, __entry->id,
+		      __entry->exec ? "exec" : "open")
+);
+
+TRACE_EVENT(ppf_prediction,
+	    TP_PROTO(u32 from, u32 id, u16 likelihood, u16 lead),
+	    TP_ARGS(from, id, likelihood, lead),
+	    TP_STRUCT__entry(__field(u32, from)
+			     __field(u32, id)
+			     __field(u16, likelihood)
+			     __field(u16, lead)),
+	    TP_fast_assign(__entry->from = from;
+			   __entry->id = id;
+			   __entry->likelihood = likelihood;
+			   __entry->lead = lead;),
+	    TP_printk("after=%u id=%u likelihood=%u/1000 lead=%u",
+		      __entry->from, __entry->id, __entry->likelihood,
+		      __entry->lead)
+);
+
+TRACE_EVENT(ppf_prefetch,
+	    TP_PROTO(dev_t dev, u64 ino, u32 id, pgoff_t first,
+		     unsigned long nr, unsigned long cached),
+	    TP_ARGS(dev, ino, id, first, nr, cached),
+	    TP_STRUCT__entry(__field(dev_t, dev)
+			     __field(u64, ino)
+			     __field(u32, id)
+			     __field(pgoff_t, first)
+			     __field(unsigned long, nr)
+			     __field(unsigned long, cached)),
+	    TP_fast_assign(__entry->dev = dev;
+			   __entry->ino = ino;
+			   __entry->id = id;
+			   __entry->first = first;
+			   __entry->nr = nr;
+			   __entry->cached = cached;),
+	    TP_printk("dev=%d:%d ino=%llu id=%u pages=%lu+%lu cached=%lu",
+		      MAJOR(__entry->dev), MINOR(__entry->dev), __entry->ino,
+		      __entry->id, __entry->first, __entry->nr,
+		      __entry->cached)
+);
+
+TRACE_EVENT(ppf_prefetch_skip,
+	    TP_PROTO(u32 id, int reason),
+	    TP_ARGS(id, reason),
+	    TP_STRUCT__entry(__field(u32, id)
+			     __field(int, reason)),
+	    TP_fast_assign(__entry->id = id;
+			   __entry->reason = reason;),
+	    TP_printk("id=%u reason=%s", __entry->id,
+		      ppf_show_skip(__entry->reason))
+);
+
+#endif /* _PPF_TRACE_H */
+
+#undef TRACE_INCLUDE_PATH
+#define TRACE_INCLUDE_PATH .
+#undef TRACE_INCLUDE_FILE
+#define TRACE_INCLUDE_FILE ppf_trace
+#include <trace/define_trace.h>

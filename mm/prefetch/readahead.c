@@ -1,0 +1,327 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * readahead.c - turn one prediction into asynchronous readahead
+ *
+ * DOC: Prefetching a predicted file
+ *
+ * For each predicted file the worker, in order: skips it if it was dealt
+ * with a few events ago (EPCM names the same files event after event);
+ * skips if the system is short of memory; pins its file system (failing if
+ * it is being unmounted); decodes the file handle (failing, and forgetting
+ * the file, if it was deleted); checks that the task whose open led to the
+ * prediction may read it; works out the pages to read, those read during
+ * the file's latest use (or its first default_prefetch_kb), capped at
+ * max_prefetch_kb and at the end of the file; skips if they are all cached
+ * already; skips if too much prefetched data is still in flight; and
+ * otherwise starts readahead with page_cache_ra_unbounded(), which skips
+ * cached pages, allocates with readahead_gfp_mask() (no retries, no
+ * warnings: it fails rather than push the system into reclaim), submits
+ * the reads and returns without waiting for them.
+ *
+ * Decoding a handle may itself read the inode from disk; that wait is the
+ * worker's, never the task's.
+ *
+ * Everything here runs in the worker under ppf_model_mutex.
+ */
+#include <linux/exportfs.h>
+#include <linux/fs.h>
+#include <linux/mm.h>
+#include <linux/pagemap.h>
+#include <linux/xarray.h>
+#include "ppf.h"
+#include "ppf_trace.h"
+
+/* A file dealt with this many events ago is not looked at again. */
+#define PPF_RECENT_EVENTS	64
+/* A prefetched file not opened within this many events was wasted. */
+#define PPF_WASTE_EVENTS	1024
+#define PPF_INFLIGHT_RECORDS	256
+#define PPF_PENDING_RECORDS	1024
+/* Most in-flight records re-checked per prefetch. */
+#define PPF_REAP_BATCH		8
+
+struct ppf_issue {
+	u32 id;
+	pgoff_t first;
+	unsigned long nr;
+	u64 seq;
+};
+
+static struct ppf_issue ppf_inflight[PPF_INFLIGHT_RECORDS];
+static unsigned int ppf_inflight_head, ppf_inflight_tail;
+static unsigned long ppf_inflight_pages;
+static struct ppf_issue ppf_pending[PPF_PENDING_RECORDS];
+static unsigned int ppf_pending_head, ppf_pending_tail;
+
+static bool ppf_low_memory(unsigned long nr)
+{
+	return si_mem_available() < (long)(totalram_pages() / 16 + nr);
+}
+
+/* Pages of [first, first + nr) in the page cache, and whether any is still being read. */
+static unsigned long ppf_pages_cached(struct address_space *mapping,
+				      pgoff_t first, unsigned long nr,
+				      bool *reading)
+{
+	XA_STATE(xas, &mapping->i_pages, first);
+	pgoff_t last = first + nr - 1;
+	unsigned long cached = 0;
+	struct folio *folio;
+
+	*reading = false;
+	rcu_read_lock();
+	xas_for_each(&xas, folio, last) {
+		pgoff_t start, end;
+
+		if (xas_retry(&xas, folio) || xa_is_value(folio))
+			continue;
+		start = max(folio->index, first);
+		end = min(folio->index + folio_nr_pages(folio) - 1, last);
+		if (end >= start)
+			cached += end - start + 1;
+		if (!folio_test_uptodate(folio))
+			*reading = true;
+	}
+	rcu_read_unlock();
+	return cached;
+}
+
+static struct dentry *ppf_decode(struct super_block *sb, struct ppf_file *f)
+{
+	return sb->s_export_op->fh_to_dentry(sb, (struct fid *)f->fh,
+					     f->fh_len, f->fh_type);
+}
+
+/* Has the readahead recorded in @r finished (or been forgotten)? */
+static bool ppf_issue_done(const struct ppf_issue *r)
+{
+	struct ppf_file *f = ppf_files_find_id(r->id);
+	struct super_block *sb;
+	struct dentry *dentry;
+	bool reading = false;
+
+	if (!f)
+		return true;
+	sb = ppf_sb_pin(f->sb);
+	if (!sb)
+		return true;
+	dentry = ppf_decode(sb, f);
+	if (!IS_ERR_OR_NULL(dentry)) {
+		ppf_pages_cached(d_inode(dentry)->i_mapping, r->first, r->nr,
+				 &reading);
+		dput(dentry);
+	}
+	ppf_sb_unpin(sb);
+	return !reading;
+}
+
+/* Retire finished readahead from the head of the in-flight list. */
+static void ppf_inflight_reap(void)
+{
+	unsigned int checks = PPF_REAP_BATCH;
+
+	while (ppf_inflight_head != ppf_inflight_tail && checks--) {
+		struct ppf_issue *r = &ppf_inflight[ppf_inflight_head % PPF_INFLIGHT_RECORDS];
+
+		if (!ppf_issue_done(r))
+			break;
+		ppf_inflight_pages -= r->nr;
+		ppf_inflight_head++;
+	}
+}
+
+static void ppf_inflight_add(u32 id, pgoff_t first, unsigned long nr, u64 seq)
+{
+	struct ppf_issue *r;
+
+	/* Full: forget the oldest, it has had the longest to finish. */
+	if (ppf_inflight_tail - ppf_inflight_head == PPF_INFLIGHT_RECORDS) {
+		r = &ppf_inflight[ppf_inflight_head++ % PPF_INFLIGHT_RECORDS];
+		ppf_inflight_pages -= r->nr;
+	}
+	r = &ppf_inflight[ppf_inflight_tail++ % PPF_INFLIGHT_RECORDS];
+	*r = (struct ppf_issue){ .id = id, .first = first, .nr = nr, .seq = seq };
+	ppf_inflight_pages += nr;
+}
+
+/* A prefetch whose file has not been opened since is wasted. */
+static void ppf_pending_retire(const struct ppf_issue *r)
+{
+	struct ppf_file *f = ppf_files_find_id(r->id);
+
+	if (f && f->pending_seq == r->seq) {
+		f->pending_seq = 0;
+		ppf_stat_inc(prefetch_wasted);
+	}
+}
+
+/**
+ * ppf_prefetch_reap() - count prefetches that turned out wasted
+ * @seq: the current event number
+ */
+void ppf_prefetch_reap(u64 seq)
+{
+	while (ppf_pending_head != ppf_pending_tail) {
+		struct ppf_issue *r = &ppf_pending[ppf_pending_head % PPF_PENDING_RECORDS];
+
+		if (r->seq + PPF_WASTE_EVENTS > seq)
+			break;
+		ppf_pending_retire(r);
+		ppf_pending_head++;
+	}
+}
+
+static void ppf_pending_add(struct ppf_file *f, u64 seq)
+{
+	if (ppf_pending_tail - ppf_pending_head == PPF_PENDING_RECORDS)
+		ppf_pending_retire(&ppf_pending[ppf_pending_head++ % PPF_PENDING_RECORDS]);
+	ppf_pending[ppf_pending_tail++ % PPF_PENDING_RECORDS] =
+		(struct ppf_issue){ .id = f->id, .seq = seq };
+	f->pending_seq = seq;
+}
+
+/**
+ * ppf_prefetch_opened() - a file was opened: was it prefetched for this?
+ * @f: the file
+ */
+void ppf_prefetch_opened(struct ppf_file *f)
+{
+	if (f->pending_seq) {
+		f->pending_seq = 0;
+		ppf_stat_inc(prefetch_useful);
+	}
+}
+
+/* The pages to read: the latest use, or the start of the file. */
+static unsigned long ppf_prefetch_range(struct ppf_file *f, struct inode *inode,
+					pgoff_t *first)
+{
+	unsigned long max = READ_ONCE(ppf_config.max_prefetch_kb) >> (PAGE_SHIFT - 10);
+	pgoff_t end = DIV_ROUND_UP(i_size_read(inode), PAGE_SIZE);
+	pgoff_t last;
+	unsigned long nr;
+
+	if (!ppf_file_last_use(f, first, &last)) {
+		*first = 0;
+		last = (READ_ONCE(ppf_config.default_prefetch_kb) >> (PAGE_SHIFT - 10)) - 1;
+	}
+	if (*first >= end)
+		return 0;
+	nr = min_t(unsigned long, last - *first + 1, max);
+	return min_t(unsigned long, nr, end - *first);
+}
+
+/* Read ahead the file; the caller has pinned its file system. */
+static enum ppf_skip_reason ppf_prefetch_file(struct super_block *sb,
+					      struct ppf_file *f,
+					      const struct cred *cred, u64 seq)
+{
+	enum ppf_skip_reason skip = PPF_SKIP_NR;
+	const struct cred *old;
+	struct dentry *dentry;
+	struct inode *inode;
+	unsigned long nr, cached, inflight_max;
+	pgoff_t first;
+	bool reading;
+	int err;
+
+	dentry = ppf_decode(sb, f);
+	if (IS_ERR_OR_NULL(dentry))
+		return PPF_SKIP_STALE;
+	inode = d_inode(dentry);
+	if (!S_ISREG(inode->i_mode) || inode->i_ino != f->ino ||
+	    inode->i_generation != f->gen) {
+		skip = PPF_SKIP_STALE;
+		goto out;
+	}
+	/* Act only on behalf of a task that may read the file itself. */
+	old = override_creds(cred);
+	err = inode_permission(&nop_mnt_idmap, inode, MAY_READ);
+	revert_creds(old);
+	if (err) {
+		skip = PPF_SKIP_PERM;
+		goto out;
+	}
+	nr = ppf_prefetch_range(f, inode, &first);
+	cached = nr ? ppf_pages_cached(inode->i_mapping, first, nr, &reading) : 0;
+	f->checked_seq = seq;
+	ppf_stat_add(pages_cached, cached);
+	if (cached == nr) {
+		skip = PPF_SKIP_CACHED;
+		goto out;
+	}
+	inflight_max = READ_ONCE(ppf_config.max_inflight_kb) >> (PAGE_SHIFT - 10);
+	if (ppf_inflight_pages + nr - cached > inflight_max)
+		ppf_inflight_reap();
+	if (ppf_inflight_pages + nr - cached > inflight_max) {
+		f->checked_seq = 0;	/* try again at its next prediction */
+		skip = PPF_SKIP_INFLIGHT;
+		goto out;
+	}
+	{
+		DEFINE_READAHEAD(ractl, NULL, NULL, inode->i_mapping, first);
+
+		page_cache_ra_unbounded(&ractl, nr, 0);
+	}
+	ppf_stat_inc(prefetch_issued);
+	ppf_stat_add(pages_requested, nr - cached);
+	trace_ppf_prefetch(ppf_sb_dev(f->sb), f->ino, f->id, first, nr, cached);
+	ppf_inflight_add(f->id, first, nr, seq);
+	ppf_pending_add(f, seq);
+out:
+	dput(dentry);
+	return skip;
+}
+
+/**
+ * ppf_prefetch() - act on one prediction
+ * @f: the predicted file; may be forgotten (freed) if it no longer exists
+ * @cred: credentials of the task whose open led to the prediction
+ * @seq: the current event number
+ *
+ * Return: PPF_SKIP_NR if readahead was started, else why not.
+ */
+enum ppf_skip_reason ppf_prefetch(struct ppf_file *f, const struct cred *cred,
+				  u64 seq)
+{
+	enum ppf_skip_reason skip;
+	struct super_block *sb;
+	u32 id = f->id;
+
+	if (f->checked_seq && seq - f->checked_seq < PPF_RECENT_EVENTS) {
+		skip = PPF_SKIP_RECENT;
+	} else if (ppf_low_memory(READ_ONCE(ppf_config.max_prefetch_kb) >>
+				  (PAGE_SHIFT - 10))) {
+		skip = PPF_SKIP_LOWMEM;
+	} else {
+		sb = ppf_sb_pin(f->sb);
+		if (!sb) {
+			skip = PPF_SKIP_UNMOUNTED;
+			ppf_files_forget(f);
+		} else {
+			skip = ppf_prefetch_file(sb, f, cred, seq);
+			if (skip == PPF_SKIP_STALE)
+				ppf_files_forget(f);
+			ppf_sb_unpin(sb);
+		}
+	}
+	if (skip != PPF_SKIP_NR) {
+		ppf_stat_inc(skipped[skip]);
+		trace_ppf_prefetch_skip(id, skip);
+	}
+	return skip;
+}
+
+/**
+ * ppf_prefetch_forget_all() - drop the in-flight and pending records
+ *
+ * On reset: the file ids they name are about to be reused.
+ */
+void ppf_prefetch_forget_all(void)
+{
+	ppf_inflight_head = 0;
+	ppf_inflight_tail = 0;
+	ppf_inflight_pages = 0;
+	ppf_pending_head = 0;
+	ppf_pending_tail = 0;
+}

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * stats.c - /proc/predictive_prefetch: what ppf saw and did
+ *
+ * One "name value" pair per line, like /proc/vmstat: readable by people and
+ * by scripts, and one read gives a consistent-enough snapshot of
+ * everything.  procfs rather than sysfs (one value per file would scatter
+ * thirty counters over thirty files) or debugfs (not mounted everywhere,
+ * and these are counters an operator needs in production).
+ *
+ * The counters are per CPU, so the hooks never share a cache line to count.
+ */
+#include <linux/proc_fs.h>
+#include <linux/seq_file.h>
+#include "ppf.h"
+
+DEFINE_PER_CPU(struct ppf_stats, ppf_stats);
+
+static const char * const ppf_skip_names[PPF_SKIP_NR] = {
+	[PPF_SKIP_UNKNOWN] = "unknown",
+	[PPF_SKIP_RECENT] = "recent",
+	[PPF_SKIP_LOWMEM] = "lowmem",
+	[PPF_SKIP_INFLIGHT] = "inflight",
+	[PPF_SKIP_UNMOUNTED] = "unmounted",
+	[PPF_SKIP_STALE] = "stale",
+	[PPF_SKIP_PERM] = "perm",
+	[PPF_SKIP_CACHED] = "cached",
+};
+
+static const char * const ppf_drop_names[PPF_DROP_NR] = {
+	[PPF_DROP_DISABLED] = "disabled",
+	[PPF_DROP_RING_FULL] = "ring_full",
+	[PPF_DROP_NO_HANDLE] = "no_handle",
+	[PPF_DROP_NO_MEMORY] = "no_memory",
+};
+
+static void ppf_stats_sum(struct ppf_stats *sum)
+{
+	int cpu;
+
+	memset(sum, 0, sizeof(*sum));
+	for_each_possible_cpu(cpu) {
+		const u64 *src = (const u64 *)per_cpu_ptr(&ppf_stats, cpu);
+		u64 *dst = (u64 *)sum;
+		size_t i;
+
+		for (i = 0; i < sizeof(*sum) / sizeof(u64); i++)
+			dst[i] += READ_ONCE(src[i]);
+	}
+}
+
+/**
+ * ppf_stats_reset() - zero every counter
+ */
+void ppf_stats_reset(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		memset(per_cpu_ptr(&ppf_stats, cpu), 0, sizeof(struct ppf_stats));
+}
+
+static int ppf_stats_show(struct seq_file *m, void *v)
+{
+	struct ppf_model_stats ms;
+	struct ppf_stats s;
+	int i;
+
+	ppf_stats_sum(&s);
+	ppf_engine_model_stats(&ms);
+	seq_printf(m, "enabled %u\n", READ_ONCE(ppf_config.enabled));
+	seq_printf(m, "model %s\n", ppf_model_kind_name(ppf_config.model.kind));
+	seq_printf(m, "events_open %llu\n", s.events_open);
+	seq_printf(m, "events_exec %llu\n", s.events_exec);
+	seq_printf(m, "events_read %llu\n", s.events_read);
+	seq_printf(m, "predictions %llu\n", s.predictions);
+	seq_printf(m, "prefetch_issued %llu\n", s.prefetch_issued);
+	seq_printf(m, "pages_requested %llu\n", s.pages_requested);
+	seq_printf(m, "pages_cached %llu\n", s.pages_cached);
+	seq_printf(m, "prefetch_useful %llu\n", s.prefetch_useful);
+	seq_printf(m, "prefetch_wasted %llu\n", s.prefetch_wasted);
+	for (i = 0; i < PPF_DROP_NR; i++)
+		seq_printf(m, "dropped_%s %llu\n", ppf_drop_names[i], s.dropped[i]);
+	for (i = 0; i < PPF_SKIP_NR; i++)
+		seq_printf(m, "skipped_%s %llu\n", ppf_skip_names[i], s.skipped[i]);
+	seq_printf(m, "files %u\n", ppf_files_count());
+	seq_printf(m, "filesystems %u\n", ppf_sb_watched());
+	seq_printf(m, "model_events %llu\n", ms.events);
+	seq_printf(m, "model_nodes %u\n", ms.nodes);
+	seq_printf(m, "model_max_nodes %u\n", ms.max_nodes);
+	seq_printf(m, "model_partitions %u\n", ms.partitions);
+	seq_printf(m, "model_bytes %llu\n", ms.bytes);
+	seq_printf(m, "model_bytes_in_use %llu\n", ms.bytes_in_use);
+	seq_printf(m, "model_halvings %llu\n", ms.halvings);
+	seq_printf(m, "model_nodes_dropped %llu\n", ms.nodes_dropped);
+	seq_printf(m, "model_partitions_reclaimed %llu\n", ms.partitions_reclaimed);
+	return 0;
+}
+
+int ppf_stats_init(void)
+{
+	if (!proc_create_single("predictive_prefetch", 0444, NULL, ppf_stats_show))
+		return -ENOMEM;
+	return 0;
+}
+
+void ppf_stats_exit(void)
+{
+	remove_proc_entry("predictive_prefetch", NULL);
+}

@@ -1,0 +1,363 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sysctl.c - vm.predictive_prefetch.*: every tunable, validated
+ *
+ * Every write is parsed into a temporary, checked, and only then applied,
+ * under ppf_config_mutex: a value out of range, a negative or non-numeric
+ * value, an unknown model name or a model shape the model refuses (such as
+ * a model order not below the partition size) fails with EINVAL and the old
+ * value stays.  Nothing is clamped.  A change of model or shape builds the
+ * new model first and swaps it in, so a failure leaves the old one running.
+ */
+#include <linux/ctype.h>
+#include <linux/rcupdate.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/sysctl.h>
+#include "ppf.h"
+
+#define PPF_MAX_KB_LIMIT	(1024 * 1024)		/* 1 GiB per file */
+#define PPF_INFLIGHT_KB_LIMIT	(4 * 1024 * 1024)	/* 4 GiB */
+#define PPF_MEMORY_KB_LIMIT	(1024 * 1024)		/* 1 GiB */
+#define PPF_MAX_FILES_LIMIT	(16 * 1024 * 1024)
+
+/* Serialises writers of ppf_config (all of them are here). */
+DEFINE_MUTEX(ppf_config_mutex);
+
+struct ppf_config ppf_config = {
+	.enabled = 0,
+	.max_prefetch_kb = 2048,
+	.default_prefetch_kb = 128,
+	.max_inflight_kb = 16384,
+	.memory_kb = 16384,
+	.max_files = 65536,
+	.filesystems = "",
+};
+
+/* The watched types, for the hooks: replaced whole under RCU. */
+struct ppf_fs_list {
+	struct rcu_head rcu;
+	char names[sizeof(ppf_config.filesystems)];
+};
+
+static struct ppf_fs_list __rcu *ppf_fs_list;
+static char ppf_model_name[16];
+static unsigned int ppf_reset_value;
+static struct ctl_table_header *ppf_sysctl_header;
+
+/**
+ * ppf_memory_to_nodes() - the node budget a memory budget allows
+ * @params: the model's other parameters
+ * @memory_kb: the budget
+ *
+ * Return: the most nodes whose model fits in @memory_kb, at most
+ * PPF_MAX_NODES; 0 if not even PPF_MIN_NODES fit.
+ */
+u32 ppf_memory_to_nodes(const struct ppf_model_params *params,
+			unsigned int memory_kb)
+{
+	struct ppf_model_params p = *params;
+	u64 budget = (u64)memory_kb * 1024;
+	u32 lo = PPF_MIN_NODES, hi = PPF_MAX_NODES;
+
+	p.max_nodes = lo;
+	if (ppf_model_bytes_needed(&p) > budget)
+		return 0;
+	/* Bytes grow with nodes: the largest count that fits. */
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo + 1) / 2;
+
+		p.max_nodes = mid;
+		if (ppf_model_bytes_needed(&p) <= budget)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
+/* Build and swap in a model with @p, budget from memory_kb; 0 or -errno. */
+static int ppf_apply_model(struct ppf_model_params p, unsigned int memory_kb)
+{
+	int err;
+
+	p.max_nodes = ppf_memory_to_nodes(&p, memory_kb);
+	if (ppf_model_params_validate(&p))
+		return -EINVAL;
+	err = ppf_engine_rebuild(&p);
+	if (err)
+		return err;
+	ppf_config.model = p;
+	return 0;
+}
+
+/**
+ * struct ppf_tunable - how one numeric sysctl is checked and applied
+ * @min: least value
+ * @max: greatest value
+ * @apply: called with a value in range, under ppf_config_mutex; may refuse
+ *	it with -EINVAL; NULL to just store it
+ */
+struct ppf_tunable {
+	unsigned int min;
+	unsigned int max;
+	int (*apply)(const struct ctl_table *table, unsigned int val);
+};
+
+static int ppf_apply_shape(const struct ctl_table *table, unsigned int val)
+{
+	struct ppf_model_params p = ppf_config.model;
+
+	if (table->data == &ppf_config.model.partition_size)
+		p.partition_size = val;
+	else if (table->data == &ppf_config.model.model_order)
+		p.model_order = val;
+	else
+		p.threshold_pct = val;
+	return ppf_apply_model(p, ppf_config.memory_kb);
+}
+
+static int ppf_apply_memory(const struct ctl_table *table, unsigned int val)
+{
+	int err = ppf_apply_model(ppf_config.model, val);
+
+	if (!err)
+		ppf_config.memory_kb = val;
+	return err;
+}
+
+static int ppf_apply_max_prefetch(const struct ctl_table *table, unsigned int val)
+{
+	if (val < ppf_config.default_prefetch_kb)
+		return -EINVAL;
+	ppf_config.max_prefetch_kb = val;
+	return 0;
+}
+
+static int ppf_apply_default_prefetch(const struct ctl_table *table,
+				      unsigned int val)
+{
+	if (val > ppf_config.max_prefetch_kb)
+		return -EINVAL;
+	ppf_config.default_prefetch_kb = val;
+	return 0;
+}
+
+static int ppf_apply_max_files(const struct ctl_table *table, unsigned int val)
+{
+	WRITE_ONCE(ppf_config.max_files, val);
+	mutex_lock(&ppf_model_mutex);
+	ppf_files_trim(val);
+	mutex_unlock(&ppf_model_mutex);
+	return 0;
+}
+
+static int ppf_apply_reset(const struct ctl_table *table, unsigned int val)
+{
+	ppf_engine_reset();
+	ppf_stats_reset();
+	return 0;
+}
+
+static int ppf_sysctl_uint(const struct ctl_table *table, int write,
+			   void *buffer, size_t *lenp, loff_t *ppos)
+{
+	const struct ppf_tunable *t = table->extra1;
+	struct ctl_table tmp = *table;
+	unsigned int val;
+	int err;
+
+	tmp.data = &val;
+	mutex_lock(&ppf_config_mutex);
+	val = *(unsigned int *)table->data;
+	err = proc_douintvec(&tmp, write, buffer, lenp, ppos);
+	if (!err && write) {
+		if (val < t->min || val > t->max)
+			err = -EINVAL;
+		else if (t->apply)
+			err = t->apply(table, val);
+		else
+			WRITE_ONCE(*(unsigned int *)table->data, val);
+	}
+	mutex_unlock(&ppf_config_mutex);
+	return err;
+}
+
+static int ppf_sysctl_model(const struct ctl_table *table, int write,
+			    void *buffer, size_t *lenp, loff_t *ppos)
+{
+	char name[sizeof(ppf_model_name)];
+	struct ctl_table tmp = *table;
+	struct ppf_model_params p;
+	int err;
+
+	tmp.data = name;
+	tmp.maxlen = sizeof(name);
+	mutex_lock(&ppf_config_mutex);
+	strscpy(name, ppf_model_kind_name(ppf_config.model.kind), sizeof(name));
+	err = proc_dostring(&tmp, write, buffer, lenp, ppos);
+	if (!err && write) {
+		p = ppf_config.model;
+		err = ppf_model_kind_parse(strim(name), &p.kind);
+		if (!err)
+			err = ppf_apply_model(p, ppf_config.memory_kb);
+	}
+	mutex_unlock(&ppf_config_mutex);
+	return err;
+}
+
+/* Type names: lower-case letters, digits and '_', separated by commas. */
+static bool ppf_fs_list_valid(const char *s)
+{
+	bool name = false;
+
+	for (; *s; s++) {
+		if (islower(*s) || isdigit(*s) || *s == '_')
+			name = true;
+		else if (*s == ',' && name)
+			name = false;
+		else
+			return false;
+	}
+	return true;
+}
+
+static int ppf_sysctl_filesystems(const struct ctl_table *table, int write,
+				  void *buffer, size_t *lenp, loff_t *ppos)
+{
+	char names[sizeof(ppf_config.filesystems)];
+	struct ctl_table tmp = *table;
+	struct ppf_fs_list *list, *old;
+	int err;
+
+	tmp.data = names;
+	tmp.maxlen = sizeof(names);
+	mutex_lock(&ppf_config_mutex);
+	strscpy(names, ppf_config.filesystems, sizeof(names));
+	err = proc_dostring(&tmp, write, buffer, lenp, ppos);
+	if (err || !write)
+		goto out;
+	if (!ppf_fs_list_valid(strim(names))) {
+		err = -EINVAL;
+		goto out;
+	}
+	list = kzalloc(sizeof(*list), GFP_KERNEL);
+	if (!list) {
+		err = -ENOMEM;
+		goto out;
+	}
+	strscpy(list->names, strim(names), sizeof(list->names));
+	strscpy(ppf_config.filesystems, list->names, sizeof(ppf_config.filesystems));
+	old = rcu_replace_pointer(ppf_fs_list, list,
+				  lockdep_is_held(&ppf_config_mutex));
+	kfree_rcu(old, rcu);
+	ppf_sb_recheck();
+out:
+	mutex_unlock(&ppf_config_mutex);
+	return err;
+}
+
+/**
+ * ppf_fs_type_allowed() - is this file system type to be watched?
+ * @name: the type's name
+ *
+ * Callable from any context.
+ *
+ * Return: true if vm.predictive_prefetch.filesystems is empty or lists it.
+ */
+bool ppf_fs_type_allowed(const char *name)
+{
+	const struct ppf_fs_list *list;
+	size_t len = strlen(name);
+	const char *p;
+	bool ok;
+
+	rcu_read_lock();
+	list = rcu_dereference(ppf_fs_list);
+	ok = !list || !list->names[0];
+	for (p = list ? list->names : ""; !ok && *p; ) {
+		const char *end = strchrnul(p, ',');
+
+		ok = end - p == len && !strncmp(p, name, len);
+		p = *end ? end + 1 : end;
+	}
+	rcu_read_unlock();
+	return ok;
+}
+
+static const struct ppf_tunable ppf_t_enabled = { 0, 1, NULL };
+static const struct ppf_tunable ppf_t_ps = {
+	PPF_MIN_PARTITION_SIZE, PPF_MAX_PARTITION_SIZE, ppf_apply_shape };
+static const struct ppf_tunable ppf_t_order = {
+	1, PPF_MAX_PARTITION_SIZE - 1, ppf_apply_shape };
+static const struct ppf_tunable ppf_t_threshold = {
+	1, PPF_MAX_THRESHOLD_PCT, ppf_apply_shape };
+static const struct ppf_tunable ppf_t_max_prefetch = {
+	4, PPF_MAX_KB_LIMIT, ppf_apply_max_prefetch };
+static const struct ppf_tunable ppf_t_default_prefetch = {
+	4, PPF_MAX_KB_LIMIT, ppf_apply_default_prefetch };
+static const struct ppf_tunable ppf_t_inflight = { 4, PPF_INFLIGHT_KB_LIMIT, NULL };
+static const struct ppf_tunable ppf_t_memory = {
+	1, PPF_MEMORY_KB_LIMIT, ppf_apply_memory };
+static const struct ppf_tunable ppf_t_max_files = {
+	64, PPF_MAX_FILES_LIMIT, ppf_apply_max_files };
+static const struct ppf_tunable ppf_t_reset = { 1, 1, ppf_apply_reset };
+
+#define PPF_UINT(_name, _field, _tunable) {				\
+	.procname = _name, .data = _field, .maxlen = sizeof(unsigned int), \
+	.mode = 0644, .proc_handler = ppf_sysctl_uint,			\
+	.extra1 = (void *)&(_tunable) }
+
+static struct ctl_table ppf_sysctl_table[] = {
+	PPF_UINT("enabled", &ppf_config.enabled, ppf_t_enabled),
+	{
+		.procname = "model",
+		.data = ppf_model_name,
+		.maxlen = sizeof(ppf_model_name),
+		.mode = 0644,
+		.proc_handler = ppf_sysctl_model,
+	},
+	PPF_UINT("partition_size", &ppf_config.model.partition_size, ppf_t_ps),
+	PPF_UINT("model_order", &ppf_config.model.model_order, ppf_t_order),
+	PPF_UINT("threshold", &ppf_config.model.threshold_pct, ppf_t_threshold),
+	PPF_UINT("max_prefetch_kb", &ppf_config.max_prefetch_kb, ppf_t_max_prefetch),
+	PPF_UINT("default_prefetch_kb", &ppf_config.default_prefetch_kb,
+		 ppf_t_default_prefetch),
+	PPF_UINT("max_inflight_kb", &ppf_config.max_inflight_kb, ppf_t_inflight),
+	PPF_UINT("memory_kb", &ppf_config.memory_kb, ppf_t_memory),
+	PPF_UINT("max_files", &ppf_config.max_files, ppf_t_max_files),
+	{
+		.procname = "filesystems",
+		.data = ppf_config.filesystems,
+		.maxlen = sizeof(ppf_config.filesystems),
+		.mode = 0644,
+		.proc_handler = ppf_sysctl_filesystems,
+	},
+	PPF_UINT("reset", &ppf_reset_value, ppf_t_reset),
+};
+
+/**
+ * ppf_config_init() - the defaults: EPCM of the model's default shape
+ *
+ * Return: 0, or -EINVAL if the default memory budget cannot hold the model.
+ */
+int ppf_config_init(void)
+{
+	ppf_model_params_init(&ppf_config.model, PPF_MODEL_EPCM);
+	ppf_config.model.max_nodes = ppf_memory_to_nodes(&ppf_config.model,
+							 ppf_config.memory_kb);
+	return ppf_model_params_validate(&ppf_config.model);
+}
+
+int ppf_sysctl_init(void)
+{
+	ppf_sysctl_header = register_sysctl("vm/predictive_prefetch",
+					    ppf_sysctl_table);
+	return ppf_sysctl_header ? 0 : -ENOMEM;
+}
+
+void ppf_sysctl_exit(void)
+{
+	unregister_sysctl_table(ppf_sysctl_header);
+	kfree(rcu_dereference_protected(ppf_fs_list, true));
+}
