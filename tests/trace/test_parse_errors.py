@@ -8,12 +8,15 @@ from conftest import PPF_TRACE
 
 H = "ppf-trace 1\n"
 F = H + "file 0 100 pre a\n"
+H2 = "ppf-trace 2\n"
+F2 = H2 + "file 0 100 pre a\nfile 1 0 newdir d\n"
 CASES = [
     # (name, input, line, reason)
-    ("empty", "", 1, "missing header 'ppf-trace 1' (empty input)"),
-    ("no header", "file 0 1 pre a\n", 1, "missing header 'ppf-trace 1'"),
+    ("empty", "", 1, "missing header 'ppf-trace 2' (empty input)"),
+    ("no header", "file 0 1 pre a\n", 1, "missing header 'ppf-trace 2'"),
     ("bad version", "ppf-trace x\n", 1, "bad version in header"),
-    ("future version", "ppf-trace 2\n", 1, "unsupported version 2 (this parser reads 1)"),
+    ("future version", "ppf-trace 3\n", 1, "unsupported version 3 (this parser reads 1 to 2)"),
+    ("version zero", "ppf-trace 0\n", 1, "unsupported version 0 (this parser reads 1 to 2)"),
     ("truncated", F + "1 2 3 open 0 0x0 3", 3, "last line not terminated by newline (truncated?)"),
     ("nul", H + "meta name a\0b\n", 2, "NUL byte in line"),
     ("unknown line", H + "bogus\n", 2, "unknown line type"),
@@ -54,6 +57,28 @@ CASES = [
     ("close fd", F + "1 2 3 close 0 -1 0\n", 3, "close: bad fd"),
     ("exec result", F + "1 2 3 exec 0 1\n", 3, "exec: bad result"),
     ("leading zero", F + "01 2 3 stat 0 0\n", 3, "bad start time"),
+    # version 1 traces keep the version 1 vocabulary
+    ("v1 rename", F + "file 1 0 new b\n1 2 3 rename 0 1 0x0 0\n", 4, "unknown op 'rename'"),
+    ("v1 dir", H + "file 0 0 dir d\n", 2, "file: origin must be 'pre' or 'new'"),
+    # version 2: namespace ops and directories
+    ("v2 origin", H2 + "file 0 0 old d\n", 2, "file: origin must be 'pre', 'new', 'dir' or 'newdir'"),
+    ("v2 dir size", H2 + "file 0 4096 dir d\n", 2, "file: a directory must have size 0"),
+    ("v2 newdir size", H2 + "file 0 1 newdir d\n", 2, "file: a directory must have size 0"),
+    ("v2 new size", H2 + "file 0 1 new d\n", 2, "file: a new file must have size 0"),
+    ("unlink result", F2 + "1 2 3 unlink 0 1\n", 4, "unlink: bad result"),
+    ("unlink args", F2 + "1 2 3 unlink 0\n", 4, "unlink: expected 1 arguments, got 0"),
+    ("mkdir result", F2 + "1 2 3 mkdir 1 -4096\n", 4, "mkdir: bad result"),
+    ("rmdir args", F2 + "1 2 3 rmdir 1 0 0\n", 4, "rmdir: expected 1 arguments, got 2"),
+    ("rename args", F2 + "1 2 3 rename 0 1 0\n", 4, "rename: expected 3 arguments, got 2"),
+    ("rename new id", F2 + "1 2 3 rename 0 x 0x0 0\n", 4, "rename: bad new file id"),
+    ("rename new id range", F2 + "1 2 3 rename 0 2 0x0 0\n", 4,
+     "rename: new file id 2 not in file table (2 files)"),
+    ("rename flags", F2 + "1 2 3 rename 0 1 1 0\n", 4, "rename: bad flags"),
+    ("rename result", F2 + "1 2 3 rename 0 1 0x1 5\n", 4, "rename: bad result"),
+    ("rename old id", F2 + "1 2 3 rename 9 1 0x0 0\n", 4, "file id 9 not in file table (2 files)"),
+    ("dropped bad number", H2 + "meta dropped_events x\n", 2, "meta dropped_events: bad number"),
+    ("inherited dup", H2 + "meta inherited_fd_calls 1\nmeta inherited_fd_calls 1\n", 3,
+     "duplicate meta inherited_fd_calls"),
 ]
 
 
@@ -84,7 +109,7 @@ def test_valid_escapes_and_comments(tmp_path, check_bin):
     assert "mapped_bytes 8192\n" in c.stdout and "bytes_read 10\n" in c.stdout
     from ppftrace import fmt
     t = fmt.load_trace(str(p))
-    assert t["files"][0][2] == b"dir/a b" and t["files"][1] == (0, True, "/tmp/\u00e9\n".encode())
+    assert t["files"][0][2] == b"dir/a b" and t["files"][1] == (0, True, "/tmp/\u00e9\n".encode(), False)
 
 
 def test_escape_round_trip():
@@ -92,3 +117,37 @@ def test_escape_round_trip():
     raw = bytes(range(1, 256))
     assert fmt.unescape(fmt.escape(raw)) == raw
     assert "\n" not in fmt.escape(raw) and " " in fmt.escape(raw)
+
+
+def test_v2_ops_and_dirs(tmp_path, check_bin):
+    text = (H2 + "meta name v2\nmeta inherited_fd_calls 4\nmeta dropped_events 1\n"
+            "meta dropped_events_reason 1 events of 1 files: size unknown (e.g. /x)\n"
+            "file 0 0 newdir out\nfile 1 0 new out/t.tmp\nfile 2 0 new out/t\n"
+            "file 3 0 dir /tmp\nfile 4 7 pre old.txt\n"
+            "1 2 3 mkdir 0 0\n2 1 3 mkdir 0 -17\n3 1 3 open 1 0x241 3\n4 1 3 write 1 3 0 5 5\n"
+            "5 1 3 close 1 3 0\n6 1 3 rename 1 2 0x1 0\n7 1 3 rename 1 2 0x0 -2\n"
+            "8 1 3 unlink 4 0\n9 1 3 unlink 2 0\n10 1 3 rmdir 0 0\n11 1 3 rmdir 3 -39\n")
+    p = tmp_path / "v2.trace"
+    p.write_text(text)
+    c = subprocess.run([check_bin, str(p)], capture_output=True, text=True, check=True)
+    py = subprocess.run([PPF_TRACE, "info", str(p)], capture_output=True, text=True, check=True)
+    assert c.stdout == py.stdout
+    for line in ("version 2", "files 5", "files_new 3", "dirs 2", "files_outside_root 1",
+                 "mkdirs 2", "renames 2", "unlinks 2", "rmdirs 2", "opens 1",
+                 "inherited_fd_calls 4", "dropped_events 1"):
+        assert line + "\n" in c.stdout
+    from ppftrace import fmt
+    t = fmt.load_trace(str(p))
+    assert t["version"] == 2
+    assert t["files"][0] == (0, True, b"out", True) and t["files"][3] == (0, False, b"/tmp", True)
+    ren = [e for e in t["events"] if e[3] == "rename"]
+    assert [(e[4],) + e[5] for e in ren] == [(1, 2, 1, 0), (1, 2, 0, -2)]
+    assert t["meta"]["dropped_events_reason"].startswith(b"1 events")
+
+
+def test_v1_still_read(tmp_path, check_bin):
+    p = tmp_path / "v1.trace"
+    p.write_text(F + "1 2 3 open 0 0x0 3\n")
+    c = subprocess.run([check_bin, str(p)], capture_output=True, text=True, check=True)
+    py = subprocess.run([PPF_TRACE, "info", str(p)], capture_output=True, text=True, check=True)
+    assert c.stdout == py.stdout and "version 1\n" in c.stdout and "dropped_events -\n" in c.stdout

@@ -34,10 +34,12 @@ int main(int argc, char **argv)
 		}
 		ppf_trace_get_stats(t, &s);
 		printf("name %s\n", t->name ? t->name : "-");
+		printf("version %d\n", t->version);
 		printf("events %zu\n", t->nevents);
 		printf("files %llu\n", (unsigned long long)s.files);
 		printf("files_new %llu\n", (unsigned long long)s.files_new);
 		printf("files_outside_root %llu\n", (unsigned long long)s.files_outside);
+		printf("dirs %llu\n", (unsigned long long)s.dirs);
 		printf("opens %llu\n", (unsigned long long)s.opens);
 		printf("failed_opens %llu\n", (unsigned long long)s.failed_opens);
 		printf("execs %llu\n", (unsigned long long)s.execs);
@@ -49,11 +51,17 @@ int main(int argc, char **argv)
 		printf("mapped_bytes %llu\n", (unsigned long long)s.mapped_bytes);
 		printf("closes %llu\n", (unsigned long long)s.closes);
 		printf("stats %llu\n", (unsigned long long)s.stats);
+		printf("unlinks %llu\n", (unsigned long long)s.unlinks);
+		printf("renames %llu\n", (unsigned long long)s.renames);
+		printf("mkdirs %llu\n", (unsigned long long)s.mkdirs);
+		printf("rmdirs %llu\n", (unsigned long long)s.rmdirs);
 		ppf_print_ns("elapsed_ns", t->elapsed_ns);
 		ppf_print_ns("corrected_elapsed_ns", t->corrected_elapsed_ns);
 		ppf_print_ns("untraced_elapsed_ns", t->untraced_elapsed_ns);
 		ppf_print_ns("compute_ns", t->compute_ns);
 		ppf_print_ns("strace_overhead_ns", t->overhead_ns);
+		ppf_print_ns("inherited_fd_calls", t->inherited_fd_calls);
+		ppf_print_ns("dropped_events", t->dropped_events);
 		ppf_trace_free(t);
 	}
 	return status;

@@ -32,14 +32,19 @@ struct ppf_parser {
 static const char *const ppf_op_names[PPF_OP_COUNT] = {
 	[PPF_OP_OPEN] = "open", [PPF_OP_EXEC] = "exec", [PPF_OP_READ] = "read",
 	[PPF_OP_WRITE] = "write", [PPF_OP_MMAP] = "mmap", [PPF_OP_CLOSE] = "close",
-	[PPF_OP_STAT] = "stat",
+	[PPF_OP_STAT] = "stat", [PPF_OP_UNLINK] = "unlink", [PPF_OP_RENAME] = "rename",
+	[PPF_OP_MKDIR] = "mkdir", [PPF_OP_RMDIR] = "rmdir",
 };
+
+/* First op that needs version 2. */
+#define PPF_OP_FIRST_V2 PPF_OP_UNLINK
 
 /* Argument count per op after the five common fields. */
 static const int ppf_op_nargs[PPF_OP_COUNT] = {
 	[PPF_OP_OPEN] = 2, [PPF_OP_EXEC] = 1, [PPF_OP_READ] = 4,
 	[PPF_OP_WRITE] = 4, [PPF_OP_MMAP] = 4, [PPF_OP_CLOSE] = 2,
-	[PPF_OP_STAT] = 1,
+	[PPF_OP_STAT] = 1, [PPF_OP_UNLINK] = 1, [PPF_OP_RENAME] = 3,
+	[PPF_OP_MKDIR] = 1, [PPF_OP_RMDIR] = 1,
 };
 
 const char *ppf_trace_op_name(enum ppf_trace_op op)
@@ -233,6 +238,8 @@ static int ppf_meta_num(struct ppf_parser *p, const struct ppf_field *key,
 		{ "strace_overhead_ns", offsetof(struct ppf_trace, overhead_ns) },
 		{ "strace_dur_overhead_ns", offsetof(struct ppf_trace, overhead_dur_ns) },
 		{ "strace_gap_overhead_ns", offsetof(struct ppf_trace, overhead_gap_ns) },
+		{ "inherited_fd_calls", offsetof(struct ppf_trace, inherited_fd_calls) },
+		{ "dropped_events", offsetof(struct ppf_trace, dropped_events) },
 	};
 	size_t i;
 
@@ -258,6 +265,7 @@ static int ppf_meta_line(struct ppf_parser *p, const char *s, size_t len)
 		{ "command", offsetof(struct ppf_trace, command) },
 		{ "root", offsetof(struct ppf_trace, root) },
 		{ "tracer", offsetof(struct ppf_trace, tracer) },
+		{ "dropped_events_reason", offsetof(struct ppf_trace, dropped_events_reason) },
 	};
 	struct ppf_field f[3];
 	size_t i, k;
@@ -305,7 +313,7 @@ static int ppf_file_line(struct ppf_parser *p, const char *s, size_t len)
 	struct ppf_trace_file *file;
 	struct ppf_field f[5];
 	uint64_t id, size;
-	int created;
+	int created, is_dir = 0;
 	char *path;
 
 	if (p->sec > PPF_SEC_FILES)
@@ -324,10 +332,18 @@ static int ppf_file_line(struct ppf_parser *p, const char *s, size_t len)
 		created = 0;
 	else if (ppf_is(&f[3], "new"))
 		created = 1;
+	else if (t->version >= 2 && ppf_is(&f[3], "dir"))
+		created = 0, is_dir = 1;
+	else if (t->version >= 2 && ppf_is(&f[3], "newdir"))
+		created = 1, is_dir = 1;
+	else if (t->version >= 2)
+		return ppf_fail(p, "file: origin must be 'pre', 'new', 'dir' or 'newdir'");
 	else
 		return ppf_fail(p, "file: origin must be 'pre' or 'new'");
-	if (created && size != 0)
+	if (created && !is_dir && size != 0)
 		return ppf_fail(p, "file: a new file must have size 0");
+	if (is_dir && size != 0)
+		return ppf_fail(p, "file: a directory must have size 0");
 	if (f[4].len == 0)
 		return ppf_fail(p, "file: empty path");
 	path = ppf_unescape_dup(p, &f[4], "file: path");
@@ -342,14 +358,15 @@ static int ppf_file_line(struct ppf_parser *p, const char *s, size_t len)
 	file->size = size;
 	file->created = created;
 	file->outside_root = path[0] == '/';
+	file->is_dir = is_dir;
 	return 0;
 }
 
-static int ppf_event_op(const struct ppf_field *f, enum ppf_trace_op *op)
+static int ppf_event_op(const struct ppf_field *f, int version, enum ppf_trace_op *op)
 {
-	int i;
+	int i, n = version >= 2 ? PPF_OP_COUNT : PPF_OP_FIRST_V2;
 
-	for (i = 0; i < PPF_OP_COUNT; i++) {
+	for (i = 0; i < n; i++) {
 		if (ppf_is(f, ppf_op_names[i])) {
 			*op = (enum ppf_trace_op)i;
 			return 0;
@@ -375,9 +392,27 @@ static int ppf_event_args(struct ppf_parser *p, struct ppf_trace_event *e,
 		return 0;
 	case PPF_OP_EXEC:
 	case PPF_OP_STAT:
+	case PPF_OP_UNLINK:
+	case PPF_OP_MKDIR:
+	case PPF_OP_RMDIR:
 		if (ppf_parse_i64(&a[0], -4095, 0, &e->result))
 			return ppf_fail(p, "%s: bad result", op);
 		return 0;
+	case PPF_OP_RENAME: {
+		uint64_t v;
+
+		if (ppf_parse_u64(&a[0], UINT32_MAX, &v))
+			return ppf_fail(p, "rename: bad new file id");
+		if (v >= p->t->nfiles)
+			return ppf_fail(p, "rename: new file id %llu not in file table (%zu files)",
+					(unsigned long long)v, p->t->nfiles);
+		e->file2 = (uint32_t)v;
+		if (ppf_parse_hex32(&a[1], &e->flags))
+			return ppf_fail(p, "rename: bad flags");
+		if (ppf_parse_i64(&a[2], -4095, 0, &e->result))
+			return ppf_fail(p, "rename: bad result");
+		return 0;
+	}
 	case PPF_OP_CLOSE:
 		if (ppf_parse_i64(&a[0], 0, INT32_MAX, &fd))
 			return ppf_fail(p, "close: bad fd");
@@ -427,6 +462,7 @@ static int ppf_event_line(struct ppf_parser *p, const char *s, size_t len)
 	memset(&e, 0, sizeof(e));
 	e.fd = -1;
 	e.offset = e.len = e.result = -1;
+	e.file2 = PPF_TRACE_NO_FILE;
 
 	n = ppf_split(s, len, f, PPF_MAX_FIELDS, 0);
 	if (n < 0)
@@ -440,7 +476,7 @@ static int ppf_event_line(struct ppf_parser *p, const char *s, size_t len)
 	if (ppf_parse_u64(&f[2], INT32_MAX, &v) || v == 0)
 		return ppf_fail(p, "bad pid");
 	e.pid = (uint32_t)v;
-	if (ppf_event_op(&f[3], &e.op))
+	if (ppf_event_op(&f[3], t->version, &e.op))
 		return ppf_fail(p, "unknown op '%.*s'", (int)(f[3].len > 32 ? 32 : f[3].len), f[3].s);
 	if (ppf_parse_u64(&f[4], UINT32_MAX, &v))
 		return ppf_fail(p, "bad file id");
@@ -475,9 +511,9 @@ static int ppf_header_line(struct ppf_parser *p, const char *s, size_t len)
 	v.len = len - (sizeof(magic) - 1);
 	if (ppf_parse_u64(&v, 1000, &ver))
 		return ppf_fail(p, "bad version in header");
-	if (ver != PPF_TRACE_VERSION)
-		return ppf_fail(p, "unsupported version %llu (this parser reads %d)",
-				(unsigned long long)ver, PPF_TRACE_VERSION);
+	if (ver < PPF_TRACE_MIN_VERSION || ver > PPF_TRACE_VERSION)
+		return ppf_fail(p, "unsupported version %llu (this parser reads %d to %d)",
+				(unsigned long long)ver, PPF_TRACE_MIN_VERSION, PPF_TRACE_VERSION);
 	p->t->version = (int)ver;
 	p->sec = PPF_SEC_META;
 	return 0;
@@ -510,6 +546,7 @@ static struct ppf_trace *ppf_trace_new(void)
 	t->elapsed_ns = t->corrected_elapsed_ns = t->untraced_elapsed_ns = PPF_TRACE_UNKNOWN;
 	t->compute_ns = t->traced_syscalls = PPF_TRACE_UNKNOWN;
 	t->overhead_ns = t->overhead_dur_ns = t->overhead_gap_ns = PPF_TRACE_UNKNOWN;
+	t->inherited_fd_calls = t->dropped_events = PPF_TRACE_UNKNOWN;
 	return t;
 }
 
@@ -571,5 +608,6 @@ void ppf_trace_free(struct ppf_trace *t)
 	free(t->command);
 	free(t->root);
 	free(t->tracer);
+	free(t->dropped_events_reason);
 	free(t);
 }

@@ -15,9 +15,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PPF_TRACE_VERSION 1
+/* Version written by ppf-trace record; the parser reads MIN..VERSION. */
+#define PPF_TRACE_VERSION 2
+#define PPF_TRACE_MIN_VERSION 1
 /* Value of a numeric meta field that the trace does not carry. */
 #define PPF_TRACE_UNKNOWN UINT64_MAX
+/* ppf_trace_event.file2 of every op but rename. */
+#define PPF_TRACE_NO_FILE UINT32_MAX
 
 enum ppf_trace_op {
 	PPF_OP_OPEN,
@@ -27,14 +31,20 @@ enum ppf_trace_op {
 	PPF_OP_MMAP,
 	PPF_OP_CLOSE,
 	PPF_OP_STAT,
+	/* version 2 */
+	PPF_OP_UNLINK,		/* unlink, unlinkat */
+	PPF_OP_RENAME,		/* rename, renameat, renameat2: file -> file2 */
+	PPF_OP_MKDIR,		/* mkdir, mkdirat */
+	PPF_OP_RMDIR,		/* rmdir, unlinkat(AT_REMOVEDIR) */
 	PPF_OP_COUNT
 };
 
 struct ppf_trace_file {
 	char *path;		/* relative to the root, or absolute if outside_root */
 	uint64_t size;		/* size at the start of the run (0 if created) */
-	int created;		/* 1: ORIGIN "new", the workload created it */
+	int created;		/* 1: ORIGIN "new" or "newdir", the workload created it */
 	int outside_root;	/* 1: path is absolute, file lies outside the root */
+	int is_dir;		/* 1: ORIGIN "dir" or "newdir" (version 2): a directory */
 };
 
 struct ppf_trace_event {
@@ -44,7 +54,9 @@ struct ppf_trace_event {
 	uint32_t file;			/* index into ppf_trace.files */
 	int32_t fd;			/* -1 when the op has none (exec, stat, failed open) */
 	int64_t offset, len, result;	/* -1 when the op has none */
-	uint32_t flags;			/* open: Linux O_* bits; mmap: PROT_* bits; else 0 */
+	uint32_t flags;			/* open: Linux O_* bits; mmap: PROT_* bits;
+					   rename: RENAME_* bits; else 0 */
+	uint32_t file2;			/* rename: index of the target; else PPF_TRACE_NO_FILE */
 };
 
 struct ppf_trace {
@@ -65,6 +77,9 @@ struct ppf_trace {
 	uint64_t overhead_ns;		/* strace cost per traced call (dur + gap) */
 	uint64_t overhead_dur_ns;	/* part of it subtracted from durations */
 	uint64_t overhead_gap_ns;	/* part of it subtracted from gaps */
+	uint64_t inherited_fd_calls;	/* calls on fds inherited from outside, not events */
+	uint64_t dropped_events;	/* events the recorder could not keep */
+	char *dropped_events_reason;	/* why, NULL when absent */
 };
 
 /* Counts shared by ppf-trace-check and "ppf-trace info" (must stay equal). */
@@ -72,6 +87,9 @@ struct ppf_trace_stats {
 	uint64_t opens, failed_opens, execs, reads, bytes_read;
 	uint64_t writes, bytes_written, mmaps, mapped_bytes, closes, stats;
 	uint64_t files, files_new, files_outside;
+	/* version 2 */
+	uint64_t unlinks, renames, mkdirs, rmdirs;
+	uint64_t dirs;			/* file table entries that are directories */
 };
 
 /* 0 on success; on error -1 and a message "FILE:LINE: what is wrong" in err */

@@ -16,6 +16,7 @@ void ppf_trace_get_stats(const struct ppf_trace *t, struct ppf_trace_stats *s)
 		s->files++;
 		s->files_new += t->files[i].created ? 1 : 0;
 		s->files_outside += t->files[i].outside_root ? 1 : 0;
+		s->dirs += t->files[i].is_dir ? 1 : 0;
 	}
 	for (i = 0; i < t->nevents; i++) {
 		const struct ppf_trace_event *e = &t->events[i];
@@ -45,6 +46,18 @@ void ppf_trace_get_stats(const struct ppf_trace *t, struct ppf_trace_stats *s)
 			break;
 		case PPF_OP_STAT:
 			s->stats++;
+			break;
+		case PPF_OP_UNLINK:
+			s->unlinks++;
+			break;
+		case PPF_OP_RENAME:
+			s->renames++;
+			break;
+		case PPF_OP_MKDIR:
+			s->mkdirs++;
+			break;
+		case PPF_OP_RMDIR:
+			s->rmdirs++;
 			break;
 		default:
 			break;

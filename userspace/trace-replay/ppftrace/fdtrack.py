@@ -11,16 +11,23 @@ O_WRONLY, O_RDWR, O_CREAT, O_TRUNC, O_APPEND = 0o1, 0o2, 0o100, 0o1000, 0o2000
 O_DIRECTORY, O_CLOEXEC = 0o200000, 0o2000000
 CLONE_FILES = 0x400
 AT_FDCWD = -100
-S_IFMT, S_IFREG = 0o170000, 0o100000
+AT_REMOVEDIR = 0x200
+S_IFMT, S_IFREG, S_IFDIR = 0o170000, 0o100000, 0o040000
 IGNORED_PREFIXES = (b"/proc/", b"/sys/", b"/dev/")
 
 
 class OFD:
-    """An open file description: what dup() and fork() share."""
-    __slots__ = ("path", "offset", "append")
+    """An open file description: what dup() and fork() share.
 
-    def __init__(self, path, offset=0, append=False):
+    inherited: the fd was open before the traced command started (stdin,
+    stdout, stderr, or any other fd its parent left open): the calls on it
+    are not the workload's file accesses and are not recorded."""
+    __slots__ = ("path", "offset", "append", "inherited", "isdir")
+
+    def __init__(self, path, offset=0, append=False, inherited=False):
         self.path, self.offset, self.append = path, offset, append
+        self.inherited = inherited
+        self.isdir = False  # opened with O_DIRECTORY: its open and close are not events
 
 
 def ignored(path):
@@ -41,13 +48,17 @@ class Tracker:
         self.raw = []      # (call, op, abspath, args) in call order
         self.first_size = {}   # path -> st_size seen before any write
         self.written = set()
-        self.created_open = {}  # path -> first successful open had O_CREAT
-        self.seen_existing = set()
-        self.nonreg = set()
-        self.dirs = set()
+        self.nonreg = set()    # paths stat showed as neither regular file nor directory
+        self.dirs = set()      # paths seen to be directories (stat, O_DIRECTORY, mkdir, rmdir)
+        self.nofollow = set()  # namespace-op paths: final component not resolved
+        self.inherited_calls = 0  # read/write/mmap/close on inherited fds (not recorded)
+        self.orphans = []      # pids whose fd table started empty (no traced fork)
 
     def _table(self, pid):
         if pid not in self.fds:
+            # A process we did not see being forked: the first one (the
+            # recorded command) is expected; any other means a missed fork.
+            self.orphans.append(pid)
             self.fds[pid] = {}
             self.cwd.setdefault(pid, self.start_cwd)
         return self.fds[pid]
@@ -71,9 +82,13 @@ class Tracker:
     def _ofd(self, pid, fd, path):
         t = self._table(pid)
         ent = t.get(fd)
-        if ent is None or ent[0].path != path:
-            # fd inherited from outside the trace, or we missed its origin
-            ent = t[fd] = [OFD(path), False]
+        if ent is None:
+            # Not opened inside the trace: inherited from outside it (the
+            # recorded command's stdin/stdout/stderr or other open fds).
+            ent = t[fd] = [OFD(path, inherited=True), False]
+        elif ent[0].path != path:
+            # we missed its origin (or a rename we could not follow)
+            ent = t[fd] = [OFD(path), ent[1]]
         return ent[0]
 
     def _emit(self, c, op, path, *args):
@@ -87,6 +102,9 @@ class Tracker:
         if ignored(path):
             return
         ofd = self._ofd(c.pid, fd, path)
+        if ofd.inherited:
+            self.inherited_calls += 1
+            return
         res = c.ret
         if off is None:  # implicit offset: the shared file position
             off = ofd.offset
@@ -96,8 +114,6 @@ class Tracker:
                 ofd.offset = off + res
         if op == "write" and res >= 0:
             self.written.add(path)
-        elif op == "read" and res > 0 and path not in self.written:
-            self.seen_existing.add(path)
         self._emit(c, op, path, fd, off, length if length is not None else max(res, 0),
                    res if res >= 0 else -errno_num(c.err))
 
@@ -119,15 +135,17 @@ class Tracker:
             path = clean(c.ret_path)
             t = self._table(pid)
             t[c.ret] = [OFD(path, 0, bool(flags & O_APPEND)), bool(flags & O_CLOEXEC)]
-            if flags & O_DIRECTORY or ignored(path):
+            if flags & O_DIRECTORY:
+                t[c.ret][0].isdir = True
+                if path:
+                    self.dirs.add(path)
+                return  # directory opens (getdents, *at bases) are not events
+            if ignored(path):
                 return
-            self.created_open.setdefault(path, bool(flags & O_CREAT))
-            if not flags & O_CREAT:
-                self.seen_existing.add(path)
             if flags & O_TRUNC:
                 self.written.add(path)
             self._emit(c, "open", path, flags, c.ret)
-        else:
+        elif not flags & O_DIRECTORY:  # e.g. mv probing its target: not a file access
             path = self._resolve(pid, dirarg, strace_log.string_arg(patharg))
             self._emit(c, "open", path, flags, -errno_num(c.err))
 
@@ -218,6 +236,9 @@ class Tracker:
         fd, path = strace_log.fd_path(c.args[4])
         if fd is None or fd < 0 or path is None:
             return
+        if not ignored(clean(path)) and self._ofd(c.pid, fd, clean(path)).inherited:
+            self.inherited_calls += 1
+            return
         self._emit(c, "mmap", clean(path), fd, strace_log.num(c.args[5]), strace_log.num(c.args[1]),
                    strace_log.num(c.args[2]))
 
@@ -230,9 +251,15 @@ class Tracker:
         fd, path = self._fdarg(c)
         if fd is None:
             return
-        self._table(c.pid).pop(fd, None)
-        if path is not None:
-            self._emit(c, "close", path, fd, c.ret if c.ret >= 0 else -errno_num(c.err))
+        ent = self._table(c.pid).pop(fd, None)
+        if path is None or ignored(clean(path)):
+            return
+        if ent is not None and ent[0].isdir:
+            return
+        if ent is None or ent[0].inherited:
+            self.inherited_calls += 1
+            return
+        self._emit(c, "close", path, fd, c.ret if c.ret >= 0 else -errno_num(c.err))
 
     # --- fd table ----------------------------------------------------------
     def _dup(self, c, cloexec=False):
@@ -240,7 +267,7 @@ class Tracker:
         if fd is None or c.ret < 0:
             return
         t = self._table(c.pid)
-        ofd = t[fd][0] if fd in t else OFD(clean(path) if path else None)
+        ofd = t[fd][0] if fd in t else OFD(clean(path) if path else None, inherited=True)
         t[c.ret] = [ofd, cloexec]
 
     def _sys_dup(self, c): self._dup(c)
@@ -301,12 +328,12 @@ class Tracker:
             return
         if c.ret == 0 and mode is not None:
             if mode & S_IFMT != S_IFREG:
-                self.nonreg.add(path)
+                real = os.path.realpath(path)
+                (self.dirs if mode & S_IFMT == S_IFDIR else self.nonreg).add(real)
                 return
             real = os.path.realpath(path)
             if size is not None and real not in self.written:
                 self.first_size.setdefault(real, size)
-                self.seen_existing.add(real)
         self._emit(c, "stat", path, c.ret if c.ret >= 0 else -errno_num(c.err))
 
     def _sys_newfstatat(self, c):
@@ -324,6 +351,101 @@ class Tracker:
         if len(c.args) >= 5:
             self._stat(c, strace_log.fd_path(c.args[0]), c.args[1], c.args[4],
                        b"stx_mode=", b"stx_size=", True)
+
+    # --- cwd ----------------------------------------------------------------
+    def _sys_chdir(self, c):
+        if c.args and c.ret == 0:
+            p = self._resolve(c.pid, None, strace_log.string_arg(c.args[0]))
+            if p is not None:
+                self.cwd[c.pid] = p
+
+    def _sys_fchdir(self, c):
+        fd, path = self._fdarg(c)
+        if path is not None and path.startswith(b"/") and c.ret == 0:
+            self.cwd[c.pid] = clean(path)
+
+    # --- namespace ----------------------------------------------------------
+    def _npath(self, pid, dirarg, patharg):
+        """Path of a namespace op: the directory part canonical, the final
+        component not followed (unlink and rename act on a symlink itself)."""
+        p = self._resolve(pid, dirarg, strace_log.string_arg(patharg))
+        if p is None or p == b"/":
+            return p
+        d, b = os.path.split(p)
+        p = os.path.join(os.path.realpath(d), b)
+        self.nofollow.add(p)
+        return p
+
+    def _res(self, c):
+        return c.ret if c.ret >= 0 else -errno_num(c.err)
+
+    def _unlink(self, c, dirarg, patharg, flags):
+        path = self._npath(c.pid, dirarg, patharg)
+        if flags & AT_REMOVEDIR:
+            if path is not None:
+                self.dirs.add(path)
+            self._emit(c, "rmdir", path, self._res(c))
+        else:
+            self._emit(c, "unlink", path, self._res(c))
+
+    def _sys_unlink(self, c):
+        if c.args:
+            self._unlink(c, None, c.args[0], 0)
+
+    def _sys_unlinkat(self, c):
+        if len(c.args) >= 3:
+            self._unlink(c, strace_log.fd_path(c.args[0]), c.args[1], strace_log.num(c.args[2]))
+
+    def _sys_rmdir(self, c):
+        if c.args:
+            self._unlink(c, None, c.args[0], AT_REMOVEDIR)
+
+    def _mkdir(self, c, dirarg, patharg):
+        path = self._npath(c.pid, dirarg, patharg)
+        if path is not None:
+            self.dirs.add(path)
+        self._emit(c, "mkdir", path, self._res(c))
+
+    def _sys_mkdir(self, c):
+        if c.args:
+            self._mkdir(c, None, c.args[0])
+
+    def _sys_mkdirat(self, c):
+        if len(c.args) >= 2:
+            self._mkdir(c, strace_log.fd_path(c.args[0]), c.args[1])
+
+    def _rename(self, c, odir, opath, ndir, npath, flags):
+        old = self._npath(c.pid, odir, opath)
+        new = self._npath(c.pid, ndir, npath)
+        if old is None or new is None or ignored(old) or ignored(new):
+            return
+        if old in self.dirs:
+            self.dirs.add(new)
+        if c.ret == 0:
+            # Open fds follow the file: strace -y shows the new name from now on.
+            pre = old + b"/"
+            for t in {id(t): t for t in self.fds.values()}.values():
+                for ent in t.values():
+                    p = ent[0].path
+                    if p == old:
+                        ent[0].path = new
+                    elif p and p.startswith(pre):
+                        ent[0].path = new + p[len(old):]
+        self._emit(c, "rename", old, new, flags, self._res(c))
+
+    def _sys_rename(self, c):
+        if len(c.args) >= 2:
+            self._rename(c, None, c.args[0], None, c.args[1], 0)
+
+    def _sys_renameat(self, c):
+        if len(c.args) >= 4:
+            self._rename(c, strace_log.fd_path(c.args[0]), c.args[1],
+                         strace_log.fd_path(c.args[2]), c.args[3], 0)
+
+    def _sys_renameat2(self, c):
+        if len(c.args) >= 5:
+            self._rename(c, strace_log.fd_path(c.args[0]), c.args[1],
+                         strace_log.fd_path(c.args[2]), c.args[3], strace_log.num(c.args[4]))
 
 
 def errno_num(name):

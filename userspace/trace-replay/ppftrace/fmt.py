@@ -5,7 +5,8 @@ accepted by one is accepted by the other; errors name the line number.
 """
 import gzip
 
-VERSION = 1
+VERSION = 2           # what the writer writes
+READ_VERSIONS = (1, 2)  # what the reader accepts
 OPS = {  # op -> names of the arguments after "START DUR PID OP FILE"
     "open": ("flags", "result"),
     "exec": ("result",),
@@ -14,11 +15,19 @@ OPS = {  # op -> names of the arguments after "START DUR PID OP FILE"
     "mmap": ("fd", "offset", "len", "prot"),
     "close": ("fd", "result"),
     "stat": ("result",),
+    # version 2
+    "unlink": ("result",),
+    "rename": ("newfile", "flags", "result"),
+    "mkdir": ("result",),
+    "rmdir": ("result",),
 }
+V1_OPS = ("open", "exec", "read", "write", "mmap", "close", "stat")
+ORIGINS = {1: ("pre", "new"), 2: ("pre", "new", "dir", "newdir")}
 HEX_ARGS = {"flags", "prot"}
 META_NUMS = ("elapsed_ns", "corrected_elapsed_ns", "untraced_elapsed_ns",
              "compute_ns", "traced_syscalls", "strace_overhead_ns",
-             "strace_dur_overhead_ns", "strace_gap_overhead_ns")
+             "strace_dur_overhead_ns", "strace_gap_overhead_ns",
+             "inherited_fd_calls", "dropped_events")
 
 
 class TraceError(Exception):
@@ -76,16 +85,18 @@ def unescape(s: str) -> bytes:
 
 
 def write_trace(path, meta, files, events):
-    """meta: list of (key, value); files: list of (size, new, pathbytes);
-    events: list of (start, dur, pid, op, fid, args) sorted by start."""
+    """meta: list of (key, value); files: list of (size, origin, pathbytes)
+    with origin one of pre/new/dir/newdir; events: list of
+    (start, dur, pid, op, fid, args) sorted by start."""
     lines = ["ppf-trace %d" % VERSION]
     for k, v in meta:
         if v is None:
             continue
         v = v if isinstance(v, bytes) else str(v).encode()
         lines.append("meta %s %s" % (k, escape(v)))
-    for i, (size, new, p) in enumerate(files):
-        lines.append("file %d %d %s %s" % (i, size, "new" if new else "pre", escape(p)))
+    for i, (size, origin, p) in enumerate(files):
+        assert origin in ORIGINS[VERSION]
+        lines.append("file %d %d %s %s" % (i, size, origin, escape(p)))
     for start, dur, pid, op, fid, args in events:
         parts = [str(start), str(dur), str(pid), op, str(fid)]
         for name, v in zip(OPS[op], args):
@@ -134,11 +145,13 @@ ARG_RANGES = {
 
 
 def parse_trace(data: bytes, name="<buffer>"):
-    """Returns dict(meta=..., files=[(size,new,path)], events=[...])."""
+    """Returns dict(version=N, meta=..., files=[(size, new, path, is_dir)], events=[...]).
+    For rename the first argument is the target's file id."""
     meta, files, events = {}, [], []
     sec = 0  # 0 header, 1 meta, 2 files, 3 events
     last = 0
     lineno = 0
+    ver = VERSION
 
     def fail(msg):
         raise TraceError("%s:%d: %s" % (name, lineno, msg))
@@ -161,8 +174,9 @@ def parse_trace(data: bytes, name="<buffer>"):
                 ver = _uint(line[10:], 1000)
             except ValueError:
                 fail("bad version in header")
-            if ver != VERSION:
-                fail("unsupported version %d (this parser reads %d)" % (ver, VERSION))
+            if ver not in READ_VERSIONS:
+                fail("unsupported version %d (this parser reads %d to %d)" % (
+                    ver, READ_VERSIONS[0], READ_VERSIONS[-1]))
             sec = 1
             continue
         if not line or line.startswith("#"):
@@ -205,17 +219,20 @@ def parse_trace(data: bytes, name="<buffer>"):
                 size = _uint(f[2], 2**63 - 1)
             except ValueError:
                 fail("file: bad size")
-            if f[3] not in ("pre", "new"):
-                fail("file: origin must be 'pre' or 'new'")
+            if f[3] not in ORIGINS[ver]:
+                fail("file: origin must be %s" % " or ".join(
+                    ", ".join("'%s'" % o for o in ORIGINS[ver]).rsplit(", ", 1)))
             if f[3] == "new" and size:
                 fail("file: a new file must have size 0")
+            if f[3] in ("dir", "newdir") and size:
+                fail("file: a directory must have size 0")
             if not f[4]:
                 fail("file: empty path")
             try:
                 p = unescape(f[4])
             except ValueError as e:
                 fail("file: path: %s" % e)
-            files.append((size, f[3] == "new", p))
+            files.append((size, f[3] in ("new", "newdir"), p, f[3] in ("dir", "newdir")))
             continue
         if not line[:1].isdigit():
             fail("unknown line type")
@@ -240,7 +257,7 @@ def parse_trace(data: bytes, name="<buffer>"):
         except ValueError:
             fail("bad pid")
         op = f[3]
-        if op not in OPS:
+        if op not in OPS or (ver < 2 and op not in V1_OPS):
             fail("unknown op '%s'" % op[:32])
         try:
             fid = _uint(f[4], 2**32 - 1)
@@ -258,14 +275,18 @@ def parse_trace(data: bytes, name="<buffer>"):
             try:
                 if nm in HEX_ARGS:
                     v = _hex32(s)
+                elif nm == "newfile":
+                    v = _uint(s, 2**32 - 1)
                 elif nm == "result":
-                    hi = {"open": 2**31 - 1, "exec": 0, "stat": 0, "close": 0}.get(op, 2**63 - 1)
+                    hi = 2**63 - 1 if op in ("read", "write") else 2**31 - 1 if op == "open" else 0
                     v = _int(s, -4095, hi)
                 else:
                     v = _int(s, *ARG_RANGES[nm])
             except ValueError:
-                what = {"len": "length"}.get(nm, nm)
+                what = {"len": "length", "newfile": "new file id"}.get(nm, nm)
                 fail("%s: bad %s" % (op, what))
+            if nm == "newfile" and v >= len(files):
+                fail("%s: new file id %d not in file table (%d files)" % (op, v, len(files)))
             args.append(v)
         a = dict(zip(names, args))
         if "offset" in a and a["offset"] > 2**63 - 1 - a["len"]:
@@ -277,7 +298,7 @@ def parse_trace(data: bytes, name="<buffer>"):
     if sec == 0:
         lineno = 1
         fail("missing header 'ppf-trace %d' (empty input)" % VERSION)
-    return {"meta": meta, "files": files, "events": events}
+    return {"version": ver, "meta": meta, "files": files, "events": events}
 
 
 def load_trace(path):
@@ -295,7 +316,7 @@ def stats(t):
     """Same counts, names and order as ppf-trace-check (trace_stats.c)."""
     s = dict.fromkeys(("opens", "failed_opens", "execs", "reads", "bytes_read",
                        "writes", "bytes_written", "mmaps", "mapped_bytes",
-                       "closes", "stats"), 0)
+                       "closes", "stats", "unlinks", "renames", "mkdirs", "rmdirs"), 0)
     for _, _, _, op, _, a in t["events"]:
         if op == "open":
             s["opens"] += 1
@@ -311,8 +332,8 @@ def stats(t):
             s["mapped_bytes"] += a[2]
         elif op == "close":
             s["closes"] += 1
-        elif op == "stat":
-            s["stats"] += 1
+        elif op in ("stat", "unlink", "rename", "mkdir", "rmdir"):
+            s[op + "s"] += 1
     return s
 
 
@@ -321,12 +342,14 @@ def info_lines(t):
     s = stats(t)
     name = m.get("name")
     out = ["name %s" % (name.decode("utf-8", "replace") if name is not None else "-"),
+           "version %d" % t["version"],
            "events %d" % len(t["events"]),
            "files %d" % len(files),
            "files_new %d" % sum(1 for f in files if f[1]),
-           "files_outside_root %d" % sum(1 for f in files if f[2][:1] == b"/")]
+           "files_outside_root %d" % sum(1 for f in files if f[2][:1] == b"/"),
+           "dirs %d" % sum(1 for f in files if f[3])]
     out += ["%s %d" % kv for kv in s.items()]
     for k in ("elapsed_ns", "corrected_elapsed_ns", "untraced_elapsed_ns",
-              "compute_ns", "strace_overhead_ns"):
+              "compute_ns", "strace_overhead_ns", "inherited_fd_calls", "dropped_events"):
         out.append("%s %s" % (k, m[k] if k in m else "-"))
     return out

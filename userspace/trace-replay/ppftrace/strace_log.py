@@ -134,10 +134,10 @@ def parse_line(line: bytes, pid: int):
         args, end = split_args(body, nm.end())
     except ValueError:
         return None
-    tail = body[end + 1:]
-    if not tail.startswith(b" = "):
+    tail = body[end + 1:].lstrip(b" ")  # strace pads short calls to column 40
+    if not tail.startswith(b"= "):
         return None
-    tail = tail[3:]
+    tail = tail[2:]
     sp = tail.find(b" ")
     tok = tail if sp < 0 else tail[:sp]
     err = None

@@ -3,14 +3,16 @@ import shutil
 import subprocess
 import sys
 
-# Only the file syscalls the recorder needs (plus fork/dup/seek to keep fd
-# tables and offsets right). With --seccomp-bpf every other syscall runs at
+# Only the file syscalls the recorder needs (plus fork/dup/seek/chdir to keep
+# fd tables, offsets and relative paths right). With --seccomp-bpf every other syscall runs at
 # full speed: strace is never woken for it.
 TRACED = ("open,openat,openat2,creat,execve,execveat,"
           "read,pread64,readv,preadv,preadv2,"
           "write,pwrite64,writev,pwritev,pwritev2,"
           "copy_file_range,sendfile,mmap,close,lseek,"
           "stat,lstat,newfstatat,statx,"
+          "unlink,unlinkat,rmdir,mkdir,mkdirat,rename,renameat,renameat2,"
+          "chdir,fchdir,"
           "dup,dup2,dup3,fcntl,clone,clone3,fork,vfork")
 
 
