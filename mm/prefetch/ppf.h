@@ -66,7 +66,7 @@ extern struct mutex ppf_config_mutex;
 /* Why a predicted file was not read ahead. */
 enum ppf_skip_reason {
 	PPF_SKIP_UNKNOWN,	/* id no longer in the file table */
-	PPF_SKIP_RECENT,	/* prefetched or found cached a few events ago */
+	PPF_SKIP_RECENT,	/* prefetched a few events ago, not opened since */
 	PPF_SKIP_LOWMEM,	/* the system is short of free memory */
 	PPF_SKIP_INFLIGHT,	/* too much prefetched data still being read */
 	PPF_SKIP_UNMOUNTED,	/* its file system is going or gone */
@@ -167,7 +167,6 @@ void ppf_event_release(struct ppf_event *ev);
  * @cur_last: last page read since the latest open
  * @prev_first: first page read during the use before that
  * @prev_last: last page read during the use before that
- * @checked_seq: event number when it was last prefetched or found cached
  * @pending_seq: event number of a prefetch not yet followed by an open
  */
 struct ppf_file {
@@ -186,7 +185,6 @@ struct ppf_file {
 	u32 fh[PPF_FH_WORDS];
 	pgoff_t cur_first, cur_last;
 	pgoff_t prev_first, prev_last;
-	u64 checked_seq;
 	u64 pending_seq;
 };
 

@@ -4,8 +4,9 @@
  *
  * DOC: Prefetching a predicted file
  *
- * For each predicted file the worker, in order: skips it if it was dealt
- * with a few events ago (EPCM names the same files event after event);
+ * For each predicted file the worker, in order: skips it if it prefetched
+ * it a few events ago and it has not been opened since (EPCM names the same
+ * files event after event);
  * skips if the system is short of memory; pins its file system (failing if
  * it is being unmounted); decodes the file handle (failing, and forgetting
  * the file, if it was deleted); checks that the task whose open led to the
@@ -31,7 +32,12 @@
 #include "ppf.h"
 #include "ppf_trace.h"
 
-/* A file dealt with this many events ago is not looked at again. */
+/*
+ * A file prefetched this many events ago, and not opened since, is not
+ * looked at again.  Only prefetched files: a file merely found cached may be
+ * evicted at any time (drop_caches, memory pressure) and must be checked
+ * again at its next prediction.
+ */
 #define PPF_RECENT_EVENTS	64
 /* A prefetched file not opened within this many events was wasted. */
 #define PPF_WASTE_EVENTS	1024
@@ -244,7 +250,6 @@ static enum ppf_skip_reason ppf_prefetch_file(struct super_block *sb,
 	}
 	nr = ppf_prefetch_range(f, inode, &first);
 	cached = nr ? ppf_pages_cached(inode->i_mapping, first, nr, &reading) : 0;
-	f->checked_seq = seq;
 	ppf_stat_add(pages_cached, cached);
 	if (cached == nr) {
 		skip = PPF_SKIP_CACHED;
@@ -254,7 +259,6 @@ static enum ppf_skip_reason ppf_prefetch_file(struct super_block *sb,
 	if (ppf_inflight_pages + nr - cached > inflight_max)
 		ppf_inflight_reap();
 	if (ppf_inflight_pages + nr - cached > inflight_max) {
-		f->checked_seq = 0;	/* try again at its next prediction */
 		skip = PPF_SKIP_INFLIGHT;
 		goto out;
 	}
@@ -288,7 +292,7 @@ enum ppf_skip_reason ppf_prefetch(struct ppf_file *f, const struct cred *cred,
 	struct super_block *sb;
 	u32 id = f->id;
 
-	if (f->checked_seq && seq - f->checked_seq < PPF_RECENT_EVENTS) {
+	if (f->pending_seq && seq - f->pending_seq < PPF_RECENT_EVENTS) {
 		skip = PPF_SKIP_RECENT;
 	} else if (ppf_low_memory(READ_ONCE(ppf_config.max_prefetch_kb) >>
 				  (PAGE_SHIFT - 10))) {
