@@ -229,18 +229,19 @@ static unsigned int ppf_cm_chain(const struct ppf_context_model *cm, u32 prev,
 {
 	const struct ppf_node_pool *pool = &cm->trie.pool;
 	u32 lead = 1, steps = 2 * max_out;
+	bool may_jump = true;	/* @prev is known: not just after a jump */
 
 	while (n < max_out && steps--) {
 		u32 total = ppf_node_count(ppf_node(pool, node)) - 1;
 		u32 best, best_count;
 
-		if (ppf_node(pool, node)->child == PPF_NIL && prev != PPF_NIL) {
+		if (ppf_node(pool, node)->child == PPF_NIL && may_jump) {
 			u32 file = ppf_node(pool, node)->file;
 
 			node = ppf_cm_jump(cm, prev, file);
 			if (node == PPF_NIL)
 				break;
-			prev = PPF_NIL;	/* one jump per leaf */
+			may_jump = false;	/* one jump per leaf */
 			total = ppf_node_count(ppf_node(pool, node)) - 1;
 		}
 		if (total == 0)
@@ -262,6 +263,7 @@ static unsigned int ppf_cm_chain(const struct ppf_context_model *cm, u32 prev,
 			n++;
 		}
 		prev = ppf_node(pool, node)->file;
+		may_jump = true;
 		node = best;
 	}
 	return n;

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# install-deps.sh GROUP... - install the Debian packages a make target needs
+# install-deps.sh GROUP...             install the Debian packages a make target needs
+# install-deps.sh --packages PKG...     install these packages
 #
 # Installs only what is missing, so repeated runs cost a dpkg query.  Groups:
 #   build   gcc make zlib1g-dev            (models, simulator, benchmark)
@@ -13,6 +14,11 @@ declare -A GROUP=(
 )
 
 want=()
+if [[ ${1:-} == --packages ]]; then
+	shift
+	want=("$@")
+	set --
+fi
 for g in "$@"; do
 	[[ -n "${GROUP[$g]:-}" ]] || { echo "install-deps: unknown group '$g'" >&2; exit 2; }
 	want+=(${GROUP[$g]})

@@ -177,6 +177,7 @@ static void ppf_work_fn(struct work_struct *work)
 		mutex_unlock(&ppf_model_mutex);
 		for (i = 0; i < n; i++)
 			ppf_event_release(&ppf_batch[i]);
+		ppf_ring_done(n);
 		cond_resched();
 	}
 }

@@ -19,6 +19,8 @@ static unsigned int ppf_ring_size;	/* a power of two */
 static unsigned int ppf_ring_head;	/* next to pop */
 static unsigned int ppf_ring_tail;	/* next to push */
 static DEFINE_SPINLOCK(ppf_ring_lock);
+/* Pushed and not yet acted on: in the ring or in the worker's hands. */
+static atomic_t ppf_ring_pending = ATOMIC_INIT(0);
 
 /**
  * ppf_ring_init() - allocate the ring
@@ -55,8 +57,10 @@ void ppf_ring_exit(void)
 {
 	struct ppf_event ev;
 
-	while (ppf_ring_pop(&ev, 1))
+	while (ppf_ring_pop(&ev, 1)) {
 		ppf_event_release(&ev);
+		ppf_ring_done(1);
+	}
 	vfree(ppf_ring);
 	ppf_ring = NULL;
 }
@@ -77,10 +81,32 @@ bool ppf_ring_push(const struct ppf_event *ev)
 	if (ppf_ring_tail - ppf_ring_head < ppf_ring_size) {
 		ppf_ring[ppf_ring_tail & (ppf_ring_size - 1)] = *ev;
 		ppf_ring_tail++;
+		atomic_inc(&ppf_ring_pending);
 		ok = true;
 	}
 	spin_unlock(&ppf_ring_lock);
 	return ok;
+}
+
+/**
+ * ppf_ring_unfinished() - events queued or being acted on
+ *
+ * Lets an operator (and the tests) see that the worker has caught up.
+ *
+ * Return: the count, a snapshot.
+ */
+unsigned int ppf_ring_unfinished(void)
+{
+	return atomic_read(&ppf_ring_pending);
+}
+
+/**
+ * ppf_ring_done() - the worker has finished with popped events
+ * @n: how many
+ */
+void ppf_ring_done(unsigned int n)
+{
+	atomic_sub(n, &ppf_ring_pending);
 }
 
 /**

@@ -146,6 +146,8 @@ int ppf_ring_init(unsigned int size);
 void ppf_ring_exit(void);
 bool ppf_ring_push(const struct ppf_event *ev);
 unsigned int ppf_ring_pop(struct ppf_event *out, unsigned int max);
+unsigned int ppf_ring_unfinished(void);
+void ppf_ring_done(unsigned int n);
 void ppf_event_release(struct ppf_event *ev);
 
 /**

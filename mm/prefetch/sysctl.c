@@ -191,6 +191,9 @@ static int ppf_sysctl_model(const struct ctl_table *table, int write,
 	struct ppf_model_params p;
 	int err;
 
+	/* Longer than any name: refuse rather than let it be truncated. */
+	if (write && *lenp >= sizeof(name))
+		return -EINVAL;
 	tmp.data = name;
 	tmp.maxlen = sizeof(name);
 	mutex_lock(&ppf_config_mutex);
@@ -206,11 +209,13 @@ static int ppf_sysctl_model(const struct ctl_table *table, int write,
 	return err;
 }
 
-/* Type names: lower-case letters, digits and '_', separated by commas. */
+/* Empty, or type names of [a-z0-9_] separated by single commas. */
 static bool ppf_fs_list_valid(const char *s)
 {
 	bool name = false;
 
+	if (!*s)
+		return true;
 	for (; *s; s++) {
 		if (islower(*s) || isdigit(*s) || *s == '_')
 			name = true;
@@ -219,7 +224,7 @@ static bool ppf_fs_list_valid(const char *s)
 		else
 			return false;
 	}
-	return true;
+	return name;
 }
 
 static int ppf_sysctl_filesystems(const struct ctl_table *table, int write,
@@ -230,6 +235,8 @@ static int ppf_sysctl_filesystems(const struct ctl_table *table, int write,
 	struct ppf_fs_list *list, *old;
 	int err;
 
+	if (write && *lenp >= sizeof(names))
+		return -EINVAL;
 	tmp.data = names;
 	tmp.maxlen = sizeof(names);
 	mutex_lock(&ppf_config_mutex);

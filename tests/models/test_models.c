@@ -210,6 +210,27 @@ static void test_epcm_predicts_chain(void)
 	ppf_model_destroy(m);
 }
 
+/*
+ * File ids are the caller's: 0 is as good an id as any.  (A chain once took
+ * id 0 for "no file" and stopped jumping at it.)
+ */
+static void test_epcm_chain_with_file_id_zero(void)
+{
+	struct ppf_prediction out[PPF_MAX_PREDICTIONS];
+	struct ppf_model *m = make(PPF_MODEL_EPCM, 64, 51, 25);
+	unsigned int i, pass, n = 0;
+
+	for (pass = 0; pass < 5; pass++)
+		for (i = 0; i < 5; i++)
+			ppf_model_event(m, i, out, PPF_MAX_PREDICTIONS);
+	n = ppf_model_event(m, 0, out, PPF_MAX_PREDICTIONS);
+	EXPECT(n >= 4, "%u predictions after file 0", n);
+	for (i = 0; i < 4 && i < n; i++)
+		EXPECT(out[i].file == i + 1 && out[i].lead == i + 1,
+		       "prediction %u: file %u lead %u", i, out[i].file, out[i].lead);
+	ppf_model_destroy(m);
+}
+
 /* A branch below the threshold ends the chain. */
 static void test_epcm_chain_stops_below_threshold(void)
 {
@@ -329,6 +350,7 @@ static const struct ppf_test tests[] = {
 	{ "epcm_grows_one_node_per_occurrence", test_epcm_grows_one_node_per_occurrence },
 	{ "epcm_predicts_chain", test_epcm_predicts_chain },
 	{ "epcm_chain_stops_below_threshold", test_epcm_chain_stops_below_threshold },
+	{ "epcm_chain_with_file_id_zero", test_epcm_chain_with_file_id_zero },
 	{ "last_successor_replaces", test_last_successor_replaces },
 	{ "count_saturation_halves", test_count_saturation_halves },
 	{ "params_validation", test_params_validation },

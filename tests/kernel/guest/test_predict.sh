@@ -1,0 +1,97 @@
+# test_predict.sh - prediction end to end on an ext4 file system (/dev/vda)
+#
+# Files A B C D X P Q (256 KiB), E G (1 MiB): see tests/kernel/run_tests.py.
+. /ppf/guest/lib.sh
+
+mkdir -p /mnt
+mount -t ext4 /dev/vda /mnt || { echo "FAIL mount"; exit 1; }
+load_ppf || { echo "FAIL insmod"; exit 1; }
+cd /mnt
+
+# A file system is watched from its first read on.
+cat X > /dev/null
+check "ext4 on /dev/vda is watched" ge "$(stat_of filesystems)" 1
+set_ppf enabled 1
+
+train() {
+	for i in 1 2 3 4 5; do
+		cat A B C D > /dev/null
+		cat X > /dev/null
+	done
+	settle
+}
+
+# EPCM: opening A brings B, C and D in, several events ahead.
+train
+drop_caches
+cold="$(resident_kb B)$(resident_kb C)$(resident_kb D)"
+check "cold cache before the test" eq "$cold" 000
+issued=$(stat_of prefetch_issued)
+echo 1 > /sys/kernel/tracing/events/predictive_prefetch/enable
+echo > /sys/kernel/tracing/trace
+cat A > /dev/null
+settle
+check "epcm: B prefetched after A" eq "$(resident_kb B)" 256
+check "epcm: C prefetched after A" eq "$(resident_kb C)" 256
+check "epcm: D prefetched after A" eq "$(resident_kb D)" 256
+trace=$(grep -v "^#" /sys/kernel/tracing/trace)
+echo 0 > /sys/kernel/tracing/events/predictive_prefetch/enable
+check "tracepoint ppf_event fired" eval 'echo "$trace" | grep -q "ppf_event: dev=254:0 .* open"'
+check "tracepoint ppf_prediction fired" eval 'echo "$trace" | grep -q "ppf_prediction: after="'
+check "tracepoint ppf_prefetch fired" eval 'echo "$trace" | grep -q "ppf_prefetch: dev=254:0 .* pages=0+64 cached=0"'
+check "epcm: prefetches counted" ge "$(stat_of prefetch_issued)" $((issued + 3))
+useful=$(stat_of prefetch_useful)
+cat B C D > /dev/null
+check "epcm: prefetched files then opened count as useful" ge "$(stat_of prefetch_useful)" $((useful + 3))
+
+# Disabled: nothing is prefetched.
+set_ppf enabled 0
+drop_caches
+issued=$(stat_of prefetch_issued)
+cat A > /dev/null
+settle
+check "disabled: nothing prefetched" eq "$(resident_kb B)$(resident_kb C)$(resident_kb D)" 000
+check "disabled: no prefetch counted" eq "$(stat_of prefetch_issued)" "$issued"
+set_ppf enabled 1
+
+# PCM predicts the next file only.
+set_ppf model pcm
+set_ppf model_order 2
+check "model is pcm" eq "$(cat $PPF/model)" pcm
+train
+drop_caches
+cat A > /dev/null
+settle
+check "pcm: B prefetched after A" eq "$(resident_kb B)" 256
+check "pcm: D, three events ahead, not prefetched" eq "$(resident_kb D)" 0
+
+# Only the part of a file read last time comes back: E is read in its
+# first 64 KiB only; G is opened and never read (its first
+# default_prefetch_kb come back).
+set_ppf model epcm
+set_ppf model_order 51
+for i in 1 2 3 4 5; do
+	cat P > /dev/null
+	dd if=E of=/dev/null bs=64k count=1 2>/dev/null
+	exec 3< G
+	exec 3<&-
+	cat Q > /dev/null
+done
+settle
+drop_caches
+cat P > /dev/null
+settle
+e=$(resident_kb E)
+g=$(resident_kb G)
+echo "E resident ${e} KiB of 1024, G resident ${g} KiB of 1024"
+check "partial: E's first 64 KiB prefetched" ge "$e" 64
+check "partial: not the whole of E" le "$e" 128
+check "partial: G gets default_prefetch_kb (128)" eq "$g" 128
+check "partial: Q prefetched" eq "$(resident_kb Q)" 256
+
+cd /
+umount /mnt
+check "file system unmounts with the module loaded" eq $? 0
+rmmod predictive_prefetch
+check "module unloads" eq $? 0
+finish

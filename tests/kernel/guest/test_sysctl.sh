@@ -1,0 +1,84 @@
+# test_sysctl.sh - every sysctl refuses bad values with EINVAL, keeping the old
+. /ppf/guest/lib.sh
+
+load_ppf || { echo "FAIL insmod"; exit 1; }
+
+# refuse NAME VALUE: the write fails with EINVAL and the value stays.
+refuse() {
+	before=$(cat "$PPF/$1")
+	err=$( (echo "$2" > "$PPF/$1") 2>&1 )
+	rc=$?
+	after=$(cat "$PPF/$1")
+	if [ $rc -ne 0 ] && [ "$before" = "$after" ] &&
+	   echo "$err" | grep -q "Invalid argument"; then
+		return 0
+	fi
+	echo "  $1 <- '$2': rc $rc, '$before' -> '$after', $err"
+	return 1
+}
+
+accept() {
+	set_ppf "$1" "$2" && [ "$(cat "$PPF/$1")" = "$2" ]
+}
+
+for name in enabled partition_size model_order threshold max_prefetch_kb \
+	    default_prefetch_kb max_inflight_kb memory_kb max_files reset; do
+	check "$name: negative refused" refuse $name -1
+	check "$name: huge refused" refuse $name 99999999999
+	check "$name: non-numeric refused" refuse $name abc
+	check "$name: empty refused" refuse $name ""
+done
+for name in partition_size model_order threshold max_prefetch_kb \
+	    default_prefetch_kb max_inflight_kb max_files reset; do
+	check "$name: zero refused" refuse $name 0
+done
+check "enabled: 2 refused" refuse enabled 2
+check "threshold: 101 refused" refuse threshold 101
+check "partition_size: 1 refused" refuse partition_size 1
+check "partition_size: 4097 refused" refuse partition_size 4097
+check "memory_kb: too small for 64 nodes refused" refuse memory_kb 1
+check "memory_kb: 1 GiB + 1 refused" refuse memory_kb 1048577
+check "max_files: 63 refused" refuse max_files 63
+check "reset: 2 refused" refuse reset 2
+
+check "model: unknown name refused" refuse model ppm
+check "model: names are exact" refuse model EPCM
+check "model: empty refused" refuse model ""
+check "model: pcm accepted" accept model pcm
+check "model: last_successor accepted" accept model last_successor
+check "model: epcm accepted" accept model epcm
+
+# The model order must stay below the partition size.
+check "order 51 < partition 64 (defaults)" eq "$(cat $PPF/model_order)/$(cat $PPF/partition_size)" 51/64
+check "partition_size 51 (= order) refused" refuse partition_size 51
+check "partition_size 16 (< order) refused" refuse partition_size 16
+check "model_order 64 (= partition) refused" refuse model_order 64
+check "model_order 12 accepted" accept model_order 12
+check "partition_size 16 accepted" accept partition_size 16
+check "model_order 16 (= partition) refused" refuse model_order 16
+check "model_order 15 accepted" accept model_order 15
+
+# Per-file and default prefetch sizes are consistent.
+check "max_prefetch_kb below default_prefetch_kb refused" refuse max_prefetch_kb 64
+check "default_prefetch_kb above max_prefetch_kb refused" refuse default_prefetch_kb 4096
+check "max_prefetch_kb 4096 accepted" accept max_prefetch_kb 4096
+check "default_prefetch_kb 256 accepted" accept default_prefetch_kb 256
+
+check "filesystems: bad characters refused" refuse filesystems "Ext4!"
+check "filesystems: leading comma refused" refuse filesystems ",ext4"
+check "filesystems: double comma refused" refuse filesystems "ext4,,xfs"
+check "filesystems: trailing comma refused" refuse filesystems "ext4,"
+check "filesystems: longer than 127 characters refused" refuse filesystems "$(printf %0130d 0 | tr 0 a)"
+check "model: long name refused, not truncated" refuse model epcmepcmepcmepcmepcm
+check "filesystems: list accepted" accept filesystems "ext4,xfs"
+check "filesystems: empty (all) accepted" accept filesystems ""
+
+check "threshold 50 accepted" accept threshold 50
+check "memory_kb 4096 accepted" accept memory_kb 4096
+check "memory budget applied to the model" le "$(stat_of model_bytes)" $((4096 * 1024))
+check "reset 1 accepted" set_ppf reset 1
+check "enabled 1 accepted" accept enabled 1
+
+rmmod predictive_prefetch
+check "module unloads" eq $? 0
+finish

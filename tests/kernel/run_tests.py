@@ -1,0 +1,197 @@
+#!/usr/bin/env python3
+"""Kernel tests: build the test kernel and the module, boot each guest test.
+
+usage: tests/kernel/run_tests.py [--only NAME] [--list] [-v]
+
+Each test is a busybox shell script under tests/kernel/guest/ that runs as
+/init's command in the project's 6.12 test kernel under QEMU (eval/vm/run.py),
+with the module, a static mincore tool and ext4 disk images made here.  A
+test passes when its script passes every check and the kernel log has no
+splat (oops, BUG, KASAN, lockdep, WARNING, hung task, kmemleak report): run.py
+fails the boot otherwise.  The kernel build and the module build are cached
+under ${PPF_CACHE:-/var/cache/ppf}.  The last line is "N passed, N failed",
+counting the checks of every test (a test whose boot failed counts as one
+failure more).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence, Tuple
+
+TOP = Path(__file__).resolve().parents[2]
+GUEST = TOP / "tests" / "kernel" / "guest"
+CACHE = Path(os.environ.get("PPF_CACHE", "/var/cache/ppf"))
+KIB = 1024
+
+# The files of the data disk: name -> size.  Contents are random bytes from a
+# fixed seed, so the disk is the same on every machine.
+DATA_FILES: Dict[str, int] = {
+    **{name: 256 * KIB for name in "ABCDXPQ"},
+    "E": 1024 * KIB,
+    "G": 1024 * KIB,
+}
+
+
+@dataclasses.dataclass
+class Test:
+    name: str
+    script: str
+    variant: str = "base"       # test kernel: base or debug
+    disks: Tuple[str, ...] = ()  # names of disks from make_disks()
+    timeout: int = 600
+    memory: str = "512M"
+
+
+TESTS: List[Test] = [
+    Test("predict", "test_predict.sh", disks=("data",)),
+    Test("sysctl", "test_sysctl.sh"),
+]
+
+
+def log(msg: str) -> None:
+    print(f"kernel-tests: {msg}", file=sys.stderr, flush=True)
+
+
+def run(cmd: Sequence[str], **kw) -> subprocess.CompletedProcess:
+    return subprocess.run(list(map(str, cmd)), check=True, text=True, **kw)
+
+
+def ensure_packages(pkgs: Sequence[str]) -> None:
+    run([TOP / "scripts" / "install-deps.sh", "--packages", *pkgs])
+
+
+def build_kernel(variant: str) -> Path:
+    args = ["--debug"] if variant == "debug" else []
+    out = run([TOP / "eval" / "kernel" / "build.sh", *args],
+              stdout=subprocess.PIPE).stdout
+    return Path(out.strip().splitlines()[-1])
+
+
+def build_module(kdir: Path) -> Path:
+    """Build predictive_prefetch.ko against kdir in a copy of the sources.
+
+    External modules build in their source directory; a copy per kernel lets
+    the test kernels and the developer's own build coexist.
+    """
+    dest = CACHE / "module" / kdir.name
+    dest.mkdir(parents=True, exist_ok=True)
+    for part in ("Kbuild", "fs", "mm", "models"):
+        src = TOP / part
+        if src.is_dir():
+            shutil.copytree(src, dest / part, dirs_exist_ok=True,
+                            ignore=shutil.ignore_patterns("*.o", "*.cmd", ".*"))
+        else:
+            shutil.copy2(src, dest / part)
+    res = subprocess.run(["make", "-C", str(kdir), f"M={dest}", "W=1", "modules"],
+                         text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    warnings = [l for l in res.stdout.splitlines() if "warning:" in l or "error:" in l]
+    if res.returncode or warnings:
+        print(res.stdout)
+        raise SystemExit("kernel-tests: module build failed or warned (W=1)")
+    return dest / "predictive_prefetch.ko"
+
+
+def build_tools(work: Path) -> Path:
+    tool = work / "resident"
+    run(["gcc", "-static", "-O2", "-Wall", "-Wextra", "-Werror", "-o", tool,
+         TOP / "tests" / "kernel" / "tools" / "resident.c"])
+    return tool
+
+
+def make_disk(work: Path, name: str, files: Dict[str, int], size_mb: int) -> Path:
+    tree = work / f"{name}-tree"
+    rng = random.Random(name)
+    tree.mkdir()
+    for fname, size in files.items():
+        (tree / fname).write_bytes(rng.randbytes(size))
+    img = work / f"{name}.img"
+    run(["mkfs.ext4", "-q", "-F", "-b", "4096", "-d", tree, img, f"{size_mb}M"])
+    return img
+
+
+def make_initramfs(work: Path) -> Path:
+    out = work / "base.cpio"
+    run([TOP / "eval" / "vm" / "initramfs.sh", "-o", out])
+    return out
+
+
+def count_checks(log_text: str) -> Tuple[int, int]:
+    m = re.findall(r"^(\d+) passed, (\d+) failed\s*$", log_text, re.M)
+    if not m:
+        return 0, 0
+    return int(m[-1][0]), int(m[-1][1])
+
+
+def run_test(t: Test, kernel: Path, initrd: Path, adds: Sequence[str],
+             disks: Dict[str, Path], work: Path, verbose: bool) -> Tuple[int, int]:
+    logf = work / f"{t.name}.log"
+    cmd = [sys.executable, TOP / "eval" / "vm" / "run.py", "--kernel", kernel,
+           "--initrd", initrd, "--script", GUEST / t.script,
+           "--timeout", str(t.timeout), "-m", t.memory, "--log", logf]
+    for a in adds:
+        cmd += ["--add", a]
+    for d in t.disks:
+        cmd += ["--disk", disks[d]]
+    if not verbose:
+        cmd.append("-q")
+    res = subprocess.run(list(map(str, cmd)), text=True)
+    text = logf.read_text(errors="replace")
+    passed, failed = count_checks(text)
+    for line in text.splitlines():
+        if line.startswith(("ok   ", "FAIL ")) or line.startswith("  "):
+            print(f"  {t.name}: {line}")
+    if res.returncode != 0:
+        failed += 1
+        tail = "\n".join(text.splitlines()[-40:])
+        print(f"  {t.name}: boot failed (run.py exit {res.returncode}); log {logf}\n{tail}")
+    return passed, failed
+
+
+def main(argv: Sequence[str]) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--only", action="append", help="run only these tests")
+    ap.add_argument("--list", action="store_true")
+    ap.add_argument("-v", "--verbose", action="store_true", help="echo the guest console")
+    args = ap.parse_args(argv)
+    tests = [t for t in TESTS if not args.only or t.name in args.only]
+    if args.list:
+        for t in TESTS:
+            print(f"{t.name:10} {t.variant:6} {t.script}")
+        return 0
+    ensure_packages(["e2fsprogs", "gcc", "libc6-dev", "make", "python3"])
+    work = Path(tempfile.mkdtemp(prefix="ppf-kernel-tests."))
+    log(f"work dir {work}")
+    tool = build_tools(work)
+    disks = {"data": make_disk(work, "data", DATA_FILES, 32)}
+    initrd = make_initramfs(work)
+    total_pass = total_fail = 0
+    built: Dict[str, Tuple[Path, Path]] = {}
+    for t in tests:
+        if t.variant not in built:
+            log(f"building the {t.variant} test kernel (cached)")
+            kdir = build_kernel(t.variant)
+            log(f"building the module against {kdir}")
+            built[t.variant] = (kdir, build_module(kdir))
+        kdir, ko = built[t.variant]
+        log(f"running {t.name} on the {t.variant} kernel")
+        p, f = run_test(t, kdir, initrd, [str(ko), str(tool), f"{GUEST}:/ppf/guest"],
+                        disks, work, args.verbose)
+        print(f"{t.name}: {p} passed, {f} failed")
+        total_pass += p
+        total_fail += f
+    print(f"{total_pass} passed, {total_fail} failed")
+    return 1 if total_fail else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
