@@ -51,6 +51,8 @@ suite models "$BUILD/test_models"
 suite invariants "$BUILD/test_invariants"
 suite trace make -s -C tests/trace test
 suite sim sh -c "python3 -m pytest -q -p no:cacheprovider --junitxml=$BUILD/sim-tests.xml tests/sim; python3 scripts/pytest-summary.py $BUILD/sim-tests.xml"
+suite kernel python3 tests/kernel/run_tests.py
+suite kernel-style scripts/kernel-style.sh
 suite fuzz-model fuzz "$BUILD/fuzz_model" tests/fuzz/corpus-model
 suite fuzz-trace fuzz userspace/trace-replay/fuzz_trace_parse tests/trace/corpus
 

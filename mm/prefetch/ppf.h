@@ -87,6 +87,19 @@ enum ppf_drop_reason {
 
 /**
  * struct ppf_stats - per-CPU counters, summed when read
+ * @events_open: opens seen while enabled
+ * @events_exec: execs seen while enabled
+ * @events_read: reads seen while enabled
+ * @predictions: files predicted
+ * @prefetch_issued: predictions that started readahead
+ * @pages_requested: pages read ahead
+ * @pages_cached: pages of predicted files found cached already
+ * @prefetch_useful: prefetched files opened afterwards
+ * @prefetch_wasted: prefetched files not opened in time
+ * @dropped: events not used, by &enum ppf_drop_reason
+ * @skipped: predictions not acted on, by &enum ppf_skip_reason
+ *
+ * See docs/admin-guide.md for what an operator reads in each.
  */
 struct ppf_stats {
 	u64 events_open;

@@ -168,7 +168,8 @@ def main(argv: Sequence[str]) -> int:
         for t in TESTS:
             print(f"{t.name:10} {t.variant:6} {t.script}")
         return 0
-    ensure_packages(["e2fsprogs", "gcc", "libc6-dev", "make", "python3"])
+    ensure_packages(["e2fsprogs", "gcc", "libc6-dev", "make", "python3",
+                     "qemu-system-x86"])
     work = Path(tempfile.mkdtemp(prefix="ppf-kernel-tests."))
     log(f"work dir {work}")
     tool = build_tools(work)
