@@ -19,7 +19,9 @@
  * events keep arriving: they wait in the queue.
  */
 #include <linux/exportfs.h>
+#include <linux/ktime.h>
 #include <linux/sched.h>
+#include <linux/sched/clock.h>
 #include <linux/slab.h>
 #include "ppf.h"
 #include "ppf_trace.h"
@@ -47,15 +49,7 @@ static void ppf_queue(struct ppf_event *ev)
 	queue_work(ppf_wq, &ppf_work);
 }
 
-/**
- * ppf_event_open() - a file on a watched file system was opened or executed
- * @s: the file system
- * @inode: the file, a regular file
- * @exec: opened for execution
- *
- * Called by the hooks in the opening task's context; never sleeps.
- */
-void ppf_event_open(struct ppf_sb *s, struct inode *inode, bool exec)
+static void __ppf_event_open(struct ppf_sb *s, struct inode *inode, bool exec)
 {
 	struct ppf_event ev;
 	int len = PPF_FH_WORDS;
@@ -88,18 +82,8 @@ void ppf_event_open(struct ppf_sb *s, struct inode *inode, bool exec)
 	ppf_queue(&ev);
 }
 
-/**
- * ppf_event_read() - pages of a file on a watched file system were read
- * @s: the file system
- * @inode: the file
- * @first: first page
- * @last: last page
- *
- * Called by the read hook under rcu_read_lock() in the reading task's
- * context; never sleeps.
- */
-void ppf_event_read(struct ppf_sb *s, struct inode *inode, pgoff_t first,
-		    pgoff_t last)
+static void __ppf_event_read(struct ppf_sb *s, struct inode *inode,
+			     pgoff_t first, pgoff_t last)
 {
 	struct ppf_event ev;
 
@@ -118,6 +102,58 @@ void ppf_event_read(struct ppf_sb *s, struct inode *inode, pgoff_t first,
 	ppf_sb_get(s);
 	ev.sb = s;
 	ppf_queue(&ev);
+}
+
+/*
+ * With the measure_hooks module parameter the hooks time themselves (a
+ * static key: no cost at all otherwise), so their cost can be read from
+ * /proc/predictive_prefetch apart from the worker's.
+ */
+DEFINE_STATIC_KEY_FALSE(ppf_measure_hooks);
+
+/**
+ * ppf_event_open() - a file on a watched file system was opened or executed
+ * @s: the file system
+ * @inode: the file, a regular file
+ * @exec: opened for execution
+ *
+ * Called by the hooks in the opening task's context; never sleeps.
+ */
+void ppf_event_open(struct ppf_sb *s, struct inode *inode, bool exec)
+{
+	u64 start;
+
+	if (!static_branch_unlikely(&ppf_measure_hooks)) {
+		__ppf_event_open(s, inode, exec);
+		return;
+	}
+	start = local_clock();
+	__ppf_event_open(s, inode, exec);
+	ppf_stat_add(hook_open_ns, local_clock() - start);
+}
+
+/**
+ * ppf_event_read() - pages of a file on a watched file system were read
+ * @s: the file system
+ * @inode: the file
+ * @first: first page
+ * @last: last page
+ *
+ * Called by the read hook under rcu_read_lock() in the reading task's
+ * context; never sleeps.
+ */
+void ppf_event_read(struct ppf_sb *s, struct inode *inode, pgoff_t first,
+		    pgoff_t last)
+{
+	u64 start;
+
+	if (!static_branch_unlikely(&ppf_measure_hooks)) {
+		__ppf_event_read(s, inode, first, last);
+		return;
+	}
+	start = local_clock();
+	__ppf_event_read(s, inode, first, last);
+	ppf_stat_add(hook_read_ns, local_clock() - start);
 }
 
 static void ppf_engine_open(const struct ppf_event *ev)
@@ -167,6 +203,8 @@ static void ppf_work_fn(struct work_struct *work)
 	unsigned int i, n;
 
 	while ((n = ppf_ring_pop(ppf_batch, PPF_BATCH))) {
+		u64 start = ktime_get_ns();
+
 		mutex_lock(&ppf_model_mutex);
 		for (i = 0; i < n; i++) {
 			if (ppf_batch[i].kind == PPF_EV_READ)
@@ -178,6 +216,7 @@ static void ppf_work_fn(struct work_struct *work)
 		for (i = 0; i < n; i++)
 			ppf_event_release(&ppf_batch[i]);
 		ppf_ring_done(n);
+		ppf_stat_add(worker_ns, ktime_get_ns() - start);
 		cond_resched();
 	}
 }

@@ -10,6 +10,11 @@
 #include <linux/module.h>
 #include "ppf.h"
 
+static bool measure_hooks;
+module_param(measure_hooks, bool, 0444);
+MODULE_PARM_DESC(measure_hooks,
+		 "time the open and read hooks (hook_*_ns in /proc/predictive_prefetch)");
+
 static int __init ppf_init(void)
 {
 	int err;
@@ -17,6 +22,8 @@ static int __init ppf_init(void)
 	err = ppf_config_init();
 	if (err)
 		return err;
+	if (measure_hooks)
+		static_branch_enable(&ppf_measure_hooks);
 	err = ppf_files_init();
 	if (err)
 		return err;

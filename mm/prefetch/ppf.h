@@ -27,6 +27,7 @@
 #include <linux/fs.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
+#include <linux/jump_label.h>
 #include <linux/workqueue.h>
 #include "../../models/ppf_model.h"
 #include "../../fs/hooks/ppf_hooks.h"
@@ -96,6 +97,9 @@ enum ppf_drop_reason {
  * @pages_cached: pages of predicted files found cached already
  * @prefetch_useful: prefetched files opened afterwards
  * @prefetch_wasted: prefetched files not opened in time
+ * @worker_ns: time the worker spent acting on events
+ * @hook_open_ns: time spent in ppf_event_open(), if measured
+ * @hook_read_ns: time spent in ppf_event_read(), if measured
  * @dropped: events not used, by &enum ppf_drop_reason
  * @skipped: predictions not acted on, by &enum ppf_skip_reason
  *
@@ -111,11 +115,15 @@ struct ppf_stats {
 	u64 pages_cached;
 	u64 prefetch_useful;
 	u64 prefetch_wasted;
+	u64 worker_ns;
+	u64 hook_open_ns;
+	u64 hook_read_ns;
 	u64 dropped[PPF_DROP_NR];
 	u64 skipped[PPF_SKIP_NR];
 };
 
 DECLARE_PER_CPU(struct ppf_stats, ppf_stats);
+DECLARE_STATIC_KEY_FALSE(ppf_measure_hooks);
 
 #define ppf_stat_inc(field)		this_cpu_inc(ppf_stats.field)
 #define ppf_stat_add(field, n)		this_cpu_add(ppf_stats.field, n)

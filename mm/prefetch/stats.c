@@ -79,6 +79,11 @@ static int ppf_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "pages_cached %llu\n", s.pages_cached);
 	seq_printf(m, "prefetch_useful %llu\n", s.prefetch_useful);
 	seq_printf(m, "prefetch_wasted %llu\n", s.prefetch_wasted);
+	seq_printf(m, "worker_ns %llu\n", s.worker_ns);
+	if (static_branch_unlikely(&ppf_measure_hooks)) {
+		seq_printf(m, "hook_open_ns %llu\n", s.hook_open_ns);
+		seq_printf(m, "hook_read_ns %llu\n", s.hook_read_ns);
+	}
 	for (i = 0; i < PPF_DROP_NR; i++)
 		seq_printf(m, "dropped_%s %llu\n", ppf_drop_names[i], s.dropped[i]);
 	for (i = 0; i < PPF_SKIP_NR; i++)

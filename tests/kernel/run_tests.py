@@ -50,11 +50,13 @@ class Test:
     disks: Tuple[str, ...] = ()  # names of disks from make_disks()
     timeout: int = 600
     memory: str = "512M"
+    bench: bool = False          # a benchmark: run only when asked for by name
 
 
 TESTS: List[Test] = [
     Test("predict", "test_predict.sh", disks=("data",)),
     Test("sysctl", "test_sysctl.sh"),
+    Test("hooks-bench", "bench_hooks.sh", disks=("data",), bench=True),
 ]
 
 
@@ -101,11 +103,14 @@ def build_module(kdir: Path) -> Path:
     return dest / "predictive_prefetch.ko"
 
 
-def build_tools(work: Path) -> Path:
-    tool = work / "resident"
-    run(["gcc", "-static", "-O2", "-Wall", "-Wextra", "-Werror", "-o", tool,
-         TOP / "tests" / "kernel" / "tools" / "resident.c"])
-    return tool
+def build_tools(work: Path) -> List[Path]:
+    """The static guest tools of tests/kernel/tools/, one per source file."""
+    tools = []
+    for src in sorted((TOP / "tests" / "kernel" / "tools").glob("*.c")):
+        tool = work / src.stem
+        run(["gcc", "-static", "-O2", "-Wall", "-Wextra", "-Werror", "-o", tool, src])
+        tools.append(tool)
+    return tools
 
 
 def make_disk(work: Path, name: str, files: Dict[str, int], size_mb: int) -> Path:
@@ -163,7 +168,8 @@ def main(argv: Sequence[str]) -> int:
     ap.add_argument("--list", action="store_true")
     ap.add_argument("-v", "--verbose", action="store_true", help="echo the guest console")
     args = ap.parse_args(argv)
-    tests = [t for t in TESTS if not args.only or t.name in args.only]
+    tests = [t for t in TESTS
+             if (args.only and t.name in args.only) or (not args.only and not t.bench)]
     if args.list:
         for t in TESTS:
             print(f"{t.name:10} {t.variant:6} {t.script}")
@@ -172,7 +178,7 @@ def main(argv: Sequence[str]) -> int:
                      "qemu-system-x86"])
     work = Path(tempfile.mkdtemp(prefix="ppf-kernel-tests."))
     log(f"work dir {work}")
-    tool = build_tools(work)
+    tools = build_tools(work)
     disks = {"data": make_disk(work, "data", DATA_FILES, 32)}
     initrd = make_initramfs(work)
     total_pass = total_fail = 0
@@ -185,7 +191,7 @@ def main(argv: Sequence[str]) -> int:
             built[t.variant] = (kdir, build_module(kdir))
         kdir, ko = built[t.variant]
         log(f"running {t.name} on the {t.variant} kernel")
-        p, f = run_test(t, kdir, initrd, [str(ko), str(tool), f"{GUEST}:/ppf/guest"],
+        p, f = run_test(t, kdir, initrd, [str(ko), *map(str, tools), f"{GUEST}:/ppf/guest"],
                         disks, work, args.verbose)
         print(f"{t.name}: {p} passed, {f} failed")
         total_pass += p

@@ -1,0 +1,1 @@
+"""Debian's own kernel as a kernel-test variant: see variant.py."""

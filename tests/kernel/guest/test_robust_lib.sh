@@ -1,0 +1,78 @@
+# test_robust_lib.sh - helpers of the robustness tests (debug kernel)
+#
+# Sourced after lib.sh by the test_robust_*.sh scripts; not a test itself.
+#
+# start_load DIR FILE...   four background shells: cat FILEs, open and read
+#                          the start of each (shell builtin read), open each
+#                          without reading (dropping the page cache now and
+#                          then so that prefetches do I/O), and read the
+#                          module's /proc and sysctl files
+# stop_load                stop them and wait for them
+# kmemleak_check           after the module is unloaded: two kmemleak scans,
+#                          then /sys/kernel/debug/kmemleak must be empty
+# now_ms                   guest CLOCK_MONOTONIC in ms
+
+KMEMLEAK=/sys/kernel/debug/kmemleak
+STOP=/tmp/stop-load
+
+now_ms() {
+	echo $(($(ppf-clock) / 1000000))
+}
+
+start_load() {
+	dir=$1
+	shift
+	files="$*"
+	rm -f $STOP
+	(
+		while [ ! -e $STOP ]; do
+			for f in $files; do cat "$dir/$f" > /dev/null 2>&1; done
+		done
+	) &
+	(
+		while [ ! -e $STOP ]; do
+			for f in $files; do read -r x < "$dir/$f"; done 2>/dev/null
+		done
+	) &
+	(
+		n=0
+		while [ ! -e $STOP ]; do
+			for f in $files; do true < "$dir/$f"; done 2>/dev/null
+			n=$((n + 1))
+			[ $((n % 16)) = 0 ] && echo 1 > /proc/sys/vm/drop_caches
+		done
+	) &
+	(
+		while [ ! -e $STOP ]; do
+			cat /proc/predictive_prefetch $PPF/* > /dev/null 2>&1
+			sleep 0.05
+		done
+	) &
+}
+
+stop_load() {
+	touch $STOP
+	wait
+	rm -f $STOP
+}
+
+# kmemleak reports only objects older than 5 s and only what two scans
+# agree on, so wait, then scan twice.
+kmemleak_check() {
+	if [ ! -e $KMEMLEAK ]; then
+		check "kmemleak: $KMEMLEAK exists (debug kernel)" false
+		return
+	fi
+	sleep 6
+	echo scan > $KMEMLEAK
+	sleep 1
+	echo scan > $KMEMLEAK
+	leaks=$(cat $KMEMLEAK)
+	check "kmemleak: no leak suspected after the module was unloaded" eq "$leaks" ""
+	[ -z "$leaks" ] || echo "$leaks" | head -80 | sed 's/^/  | /'
+}
+
+# The module is not loaded (anymore).
+unloaded() {
+	! grep -q '^predictive_prefetch ' /proc/modules
+}
