@@ -15,6 +15,8 @@ struct ppf_sb;
 
 /* Provided by fs/hooks/. */
 int ppf_hooks_init(void);
+int ppf_hooks_start(void);
+void ppf_hooks_stop(void);
 void ppf_hooks_exit(void);
 void ppf_sb_get(struct ppf_sb *s);
 void ppf_sb_put(struct ppf_sb *s);

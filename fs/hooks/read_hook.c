@@ -89,15 +89,10 @@ static void ppf_read_hook_unregister(void)
 	tracepoint_synchronize_unregister();
 }
 
-static int ppf_read_hook_init(void)
+static int ppf_read_hook_register(void)
 {
 	int err;
 
-	for_each_kernel_tracepoint(ppf_find_tracepoint, NULL);
-	if (!ppf_tp_get_pages || !ppf_tp_map_pages || !ppf_tp_fault) {
-		pr_err("predictive_prefetch: mm_filemap tracepoints not found (CONFIG_TRACEPOINTS?)\n");
-		return -ENOENT;
-	}
 	err = tracepoint_probe_register(ppf_tp_get_pages, ppf_probe_get_pages, NULL);
 	if (!err)
 		err = tracepoint_probe_register(ppf_tp_map_pages,
@@ -110,27 +105,53 @@ static int ppf_read_hook_init(void)
 }
 
 /**
- * ppf_hooks_init() - start receiving open, exec and read events
+ * ppf_hooks_init() - find the tracepoints and set up the fsnotify group
+ *
+ * No event flows until ppf_hooks_start().
  *
  * Return: 0 or a negative errno.
  */
 int ppf_hooks_init(void)
 {
-	int err = ppf_sb_watch_init();
-
-	if (err)
-		return err;
-	err = ppf_read_hook_init();
-	if (err)
-		ppf_sb_watch_exit();
-	return err;
+	for_each_kernel_tracepoint(ppf_find_tracepoint, NULL);
+	if (!ppf_tp_get_pages || !ppf_tp_map_pages || !ppf_tp_fault) {
+		pr_err("predictive_prefetch: mm_filemap tracepoints not found (CONFIG_TRACEPOINTS?)\n");
+		return -ENOENT;
+	}
+	return ppf_sb_watch_init();
 }
 
 /**
- * ppf_hooks_exit() - stop all events; none is delivered after this returns
+ * ppf_hooks_start() - start receiving open, exec and read events
+ *
+ * When ppf is enabled.  File systems are watched again from their next
+ * read on.  May sleep.
+ *
+ * Return: 0 or a negative errno.
+ */
+int ppf_hooks_start(void)
+{
+	ppf_sb_watch_resume();
+	return ppf_read_hook_register();
+}
+
+/**
+ * ppf_hooks_stop() - stop all events; none is delivered after this returns
+ *
+ * When ppf is disabled: with no probe and no mark left, the hooks cost the
+ * system nothing.  May sleep.
+ */
+void ppf_hooks_stop(void)
+{
+	ppf_read_hook_unregister();
+	ppf_sb_unwatch_all();
+}
+
+/**
+ * ppf_hooks_exit() - stop all events and release the fsnotify group
  */
 void ppf_hooks_exit(void)
 {
-	ppf_read_hook_unregister();
+	ppf_hooks_stop();
 	ppf_sb_watch_exit();
 }

@@ -348,17 +348,31 @@ void ppf_sb_recheck(void)
 
 int ppf_sb_watch_init(void)
 {
+	ppf_discover_stopped = true;	/* until the hooks start */
 	ppf_group = fsnotify_alloc_group(&ppf_fsnotify_ops, 0);
 	if (IS_ERR(ppf_group))
 		return PTR_ERR(ppf_group);
 	return 0;
 }
 
-/*
- * Stop watching everything.  Called after the hooks are unregistered, so
- * nothing discovers new file systems any more.
+/**
+ * ppf_sb_watch_resume() - let the read hook discover file systems again
  */
-void ppf_sb_watch_exit(void)
+void ppf_sb_watch_resume(void)
+{
+	spin_lock(&ppf_sbs_lock);
+	ppf_discover_stopped = false;
+	spin_unlock(&ppf_sbs_lock);
+}
+
+/**
+ * ppf_sb_unwatch_all() - stop watching every file system
+ *
+ * Called after the read hook is unregistered, so nothing discovers new
+ * file systems meanwhile; may sleep.  With no mark left, fsnotify costs
+ * opens nothing at all.
+ */
+void ppf_sb_unwatch_all(void)
 {
 	struct ppf_sb *s;
 
@@ -366,7 +380,7 @@ void ppf_sb_watch_exit(void)
 	ppf_discover_stopped = true;
 	spin_unlock(&ppf_sbs_lock);
 	cancel_work_sync(&ppf_discover_work);
-	/* Pins left by a cancelled discovery. */
+	/* Pins left by a cancelled discovery; nothing adds any now. */
 	while (ppf_ndiscover)
 		deactivate_super(ppf_discover_queue[--ppf_ndiscover]);
 
@@ -383,6 +397,11 @@ void ppf_sb_watch_exit(void)
 		ppf_sb_put(s);
 		cond_resched();
 	}
+}
+
+void ppf_sb_watch_exit(void)
+{
+	ppf_sb_unwatch_all();
 	fsnotify_put_group(ppf_group);
 	/* ->free_mark of every mark has run once this returns. */
 	fsnotify_wait_marks_destroyed();

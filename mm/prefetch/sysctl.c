@@ -126,6 +126,25 @@ static int ppf_apply_memory(const struct ctl_table *table, unsigned int val)
 	return err;
 }
 
+/* The hooks exist only while enabled: disabled costs the system nothing. */
+static int ppf_apply_enabled(const struct ctl_table *table, unsigned int val)
+{
+	int err;
+
+	if (val == ppf_config.enabled)
+		return 0;
+	if (val) {
+		err = ppf_hooks_start();
+		if (err)
+			return err;
+		WRITE_ONCE(ppf_config.enabled, 1);
+	} else {
+		WRITE_ONCE(ppf_config.enabled, 0);
+		ppf_hooks_stop();
+	}
+	return 0;
+}
+
 static int ppf_apply_max_prefetch(const struct ctl_table *table, unsigned int val)
 {
 	if (val < ppf_config.default_prefetch_kb)
@@ -292,7 +311,7 @@ bool ppf_fs_type_allowed(const char *name)
 	return ok;
 }
 
-static const struct ppf_tunable ppf_t_enabled = { 0, 1, NULL };
+static const struct ppf_tunable ppf_t_enabled = { 0, 1, ppf_apply_enabled };
 static const struct ppf_tunable ppf_t_ps = {
 	PPF_MIN_PARTITION_SIZE, PPF_MAX_PARTITION_SIZE, ppf_apply_shape };
 static const struct ppf_tunable ppf_t_order = {

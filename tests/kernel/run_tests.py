@@ -11,7 +11,8 @@ splat (oops, BUG, KASAN, lockdep, WARNING, hung task, kmemleak report): run.py
 fails the boot otherwise.  The kernel build and the module build are cached
 under ${PPF_CACHE:-/var/cache/ppf}.  The last line is "N passed, N failed",
 counting the checks of every test (a test whose boot failed counts as one
-failure more).
+failure more).  Tests of the debian variant boot Debian's own 6.12 kernel
+instead, with the module built against its headers (tests/kernel/debian/).
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ import sys
 import tempfile
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
+
+from debian import variant as debian  # tests/kernel/debian/: Debian's own kernel
 
 TOP = Path(__file__).resolve().parents[2]
 GUEST = TOP / "tests" / "kernel" / "guest"
@@ -46,7 +49,7 @@ DATA_FILES: Dict[str, int] = {
 class Test:
     name: str
     script: str
-    variant: str = "base"       # test kernel: base or debug
+    variant: str = "base"       # test kernel: base, debug or debian
     disks: Tuple[str, ...] = ()  # names of disks from make_disks()
     timeout: int = 600
     memory: str = "512M"
@@ -56,6 +59,8 @@ class Test:
 TESTS: List[Test] = [
     Test("predict", "test_predict.sh", disks=("data",)),
     Test("sysctl", "test_sysctl.sh"),
+    Test("predict-debian", "test_predict.sh", variant=debian.VARIANT, disks=("data",)),
+    Test("sysctl-debian", "test_sysctl.sh", variant=debian.VARIANT),
     Test("hooks-bench", "bench_hooks.sh", disks=("data",), bench=True),
 ]
 
@@ -138,10 +143,11 @@ def count_checks(log_text: str) -> Tuple[int, int]:
 
 
 def run_test(t: Test, kernel: Path, initrd: Path, adds: Sequence[str],
-             disks: Dict[str, Path], work: Path, verbose: bool) -> Tuple[int, int]:
+             disks: Dict[str, Path], work: Path, verbose: bool,
+             script: Optional[Path] = None) -> Tuple[int, int]:
     logf = work / f"{t.name}.log"
     cmd = [sys.executable, TOP / "eval" / "vm" / "run.py", "--kernel", kernel,
-           "--initrd", initrd, "--script", GUEST / t.script,
+           "--initrd", initrd, "--script", script or GUEST / t.script,
            "--timeout", str(t.timeout), "-m", t.memory, "--log", logf]
     for a in adds:
         cmd += ["--add", a]
@@ -184,15 +190,21 @@ def main(argv: Sequence[str]) -> int:
     total_pass = total_fail = 0
     built: Dict[str, Tuple[Path, Path]] = {}
     for t in tests:
+        if t.variant == debian.VARIANT and t.variant not in built:
+            built[t.variant] = debian.prepare(work, build_module)
         if t.variant not in built:
             log(f"building the {t.variant} test kernel (cached)")
             kdir = build_kernel(t.variant)
             log(f"building the module against {kdir}")
             built[t.variant] = (kdir, build_module(kdir))
         kdir, ko = built[t.variant]
+        adds = [str(ko), *map(str, tools), f"{GUEST}:/ppf/guest"]
+        script = GUEST / t.script
+        if t.variant == debian.VARIANT:
+            script, extra = debian.guest(script, work)
+            adds += extra
         log(f"running {t.name} on the {t.variant} kernel")
-        p, f = run_test(t, kdir, initrd, [str(ko), *map(str, tools), f"{GUEST}:/ppf/guest"],
-                        disks, work, args.verbose)
+        p, f = run_test(t, kdir, initrd, adds, disks, work, args.verbose, script)
         print(f"{t.name}: {p} passed, {f} failed")
         total_pass += p
         total_fail += f

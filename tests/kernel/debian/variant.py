@@ -134,9 +134,11 @@ def stage_modules(work: Path) -> Path:
     if root.exists():
         shutil.rmtree(root)
     dest.mkdir(parents=True)
+    order = []
     for rel in closure(read_deps(MODDIR), LOAD):
         src = MODDIR / rel
-        out = dest / re.sub(r"\.(xz|zst|gz)$", "", rel)
+        order.append(re.sub(r"\.(xz|zst|gz)$", "", rel))
+        out = dest / order[-1]
         out.parent.mkdir(parents=True, exist_ok=True)
         if rel.endswith(".xz"):
             with open(out, "wb") as f:
@@ -145,9 +147,10 @@ def stage_modules(work: Path) -> Path:
             shutil.copy2(src, out)
         else:
             raise SystemExit(f"kernel-tests: debian: cannot decompress {src}")
-    for f in ("modules.builtin", "modules.builtin.modinfo", "modules.order"):
+    for f in ("modules.builtin", "modules.builtin.modinfo"):
         if (MODDIR / f).exists():
             shutil.copy2(MODDIR / f, dest / f)
+    (dest / "modules.order").write_text("".join(f"{p}\n" for p in order))
     subprocess.run(["depmod", "-b", str(root), ABI], check=True)
     (dest / "ppf-load").write_text(" ".join(LOAD) + "\n")
     return root

@@ -16,10 +16,12 @@ run() {
 }
 run none
 load_ppf measure_hooks=1 || exit 1
+
+settle
+run loaded_disabled
+set_ppf enabled 1
 cat /mnt/X > /dev/null		# the file system is watched from its first read
 settle
-run loaded
-set_ppf enabled 1
 w0=$(stat_of worker_ns)
 run enabled
 settle

@@ -7,11 +7,16 @@ mkdir -p /mnt
 mount -t ext4 /dev/vda /mnt || { echo "FAIL mount"; exit 1; }
 load_ppf || { echo "FAIL insmod"; exit 1; }
 cd /mnt
+hold B C D E G Q
 
-# A file system is watched from its first read on.
+# Disabled, ppf has no hook at all; enabled, a file system is watched from
+# its first read on.
 cat X > /dev/null
-check "ext4 on /dev/vda is watched" ge "$(stat_of filesystems)" 1
+check "disabled: nothing watched" eq "$(stat_of filesystems)" 0
 set_ppf enabled 1
+cat X > /dev/null
+settle
+check "enabled: ext4 on /dev/vda is watched after a read" eq "$(stat_of filesystems)" 1
 
 train() {
 	for i in 1 2 3 4 5; do
@@ -44,8 +49,9 @@ useful=$(stat_of prefetch_useful)
 cat B C D > /dev/null
 check "epcm: prefetched files then opened count as useful" ge "$(stat_of prefetch_useful)" $((useful + 3))
 
-# Disabled: nothing is prefetched.
+# Disabled: nothing is watched or prefetched.
 set_ppf enabled 0
+check "disabling stops watching" eq "$(stat_of filesystems)" 0
 drop_caches
 issued=$(stat_of prefetch_issued)
 cat A > /dev/null
@@ -73,8 +79,8 @@ set_ppf model_order 51
 for i in 1 2 3 4 5; do
 	cat P > /dev/null
 	dd if=E of=/dev/null bs=64k count=1 2>/dev/null
-	exec 3< G
-	exec 3<&-
+	exec 9< G
+	exec 9<&-
 	cat Q > /dev/null
 done
 settle
@@ -89,6 +95,7 @@ check "partial: not the whole of E" le "$e" 128
 check "partial: G gets default_prefetch_kb (128)" eq "$g" 128
 check "partial: Q prefetched" eq "$(resident_kb Q)" 256
 
+release
 cd /
 umount /mnt
 check "file system unmounts with the module loaded" eq $? 0

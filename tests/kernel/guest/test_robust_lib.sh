@@ -10,13 +10,31 @@
 # stop_load                stop them and wait for them
 # kmemleak_check           after the module is unloaded: two kmemleak scans,
 #                          then /sys/kernel/debug/kmemleak must be empty
+# wait_fs N               until N file systems are watched (5 s at most)
 # now_ms                   guest CLOCK_MONOTONIC in ms
+# resident_each FILE...    KiB of each FILE in the page cache, concatenated
+#                          ("256256256"), measured by one run of the tool:
+#                          it opens the files, which the module sees, so
+#                          everything is measured before it can react
 
 KMEMLEAK=/sys/kernel/debug/kmemleak
 STOP=/tmp/stop-load
 
 now_ms() {
 	echo $(($(ppf-clock) / 1000000))
+}
+
+wait_fs() {
+	n=0
+	while [ "$(stat_of filesystems)" != "$1" ] && [ $n -lt 50 ]; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+	[ "$(stat_of filesystems)" = "$1" ]
+}
+
+resident_each() {
+	/ppf/resident "$@" | awk '{ printf "%s", $2 } END { print "" }'
 }
 
 start_load() {

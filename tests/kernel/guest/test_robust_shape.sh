@@ -19,7 +19,7 @@ mount -t ext4 -o ro /dev/vda /mnt || { echo "FAIL mount"; exit 1; }
 load_ppf || { echo "FAIL insmod"; exit 1; }
 set_ppf enabled 1
 cat /mnt/X > /dev/null
-check "ext4 on /dev/vda is watched" ge "$(stat_of filesystems)" 1
+check "ext4 on /dev/vda is watched" wait_fs 1
 
 refused=0
 # w NAME VALUE: a write that must be accepted
@@ -88,7 +88,7 @@ issued=$(stat_of prefetch_issued)
 cat A > /dev/null
 settle
 check "after the changes: B C D prefetched after A" \
-	eq "$(resident_kb B)$(resident_kb C)$(resident_kb D)" 256256256
+	eq "$(resident_each B C D)" 256256256
 check "after the changes: prefetches counted" ge "$(stat_of prefetch_issued)" $((issued + 3))
 cd /
 rmmod predictive_prefetch

@@ -2,11 +2,14 @@
 /*
  * resident - how much of each file is in the page cache
  *
- * usage: resident FILE...   prints "FILE RESIDENT_KB SIZE_KB" per file
+ * usage: resident FILE|@FD...   prints "FILE RESIDENT_KB SIZE_KB" per file
  *
  * Uses mincore(2) on a read-only mapping, which looks at the page cache
  * without faulting anything in, so checking does not change the answer.
- * Built static for the test VM.
+ * "@FD" measures a file the caller already holds open on descriptor FD:
+ * opening a file is an event the prefetcher learns from and acts on, so a
+ * test measures through descriptors it opened before the module was
+ * enabled.  Built static for the test VM.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -24,7 +27,7 @@ static int resident(const char *path)
 	void *map;
 	int fd;
 
-	fd = open(path, O_RDONLY);
+	fd = path[0] == '@' ? dup(atoi(path + 1)) : open(path, O_RDONLY);
 	if (fd < 0 || fstat(fd, &st) < 0) {
 		perror(path);
 		return 1;
@@ -56,7 +59,7 @@ int main(int argc, char **argv)
 	int i, err = 0;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: resident FILE...\n");
+		fprintf(stderr, "usage: resident FILE|@FD...\n");
 		return 2;
 	}
 	for (i = 1; i < argc; i++)
