@@ -3,8 +3,9 @@
  * main.c - predictive_prefetch: module load and unload
  *
  * Load order: configuration, file table, engine (model, queue, worker),
- * hooks (set up, but not hooked in until enabled=1), sysctl, statistics.  Unload runs it backwards, and the hooks go before the engine
- * so that no event can reach a worker that is gone.
+ * hooks (set up, but not hooked in until enabled=1), sysctl, statistics.
+ * Unload runs it backwards, and the hooks go before the engine so that no
+ * event can reach a worker that is gone.
  */
 #include <linux/module.h>
 #include "ppf.h"

@@ -54,6 +54,10 @@ class Test:
     timeout: int = 600
     memory: str = "512M"
     bench: bool = False          # a benchmark: run only when asked for by name
+    # Kernel parameters: a memory-backed null_blk device the data disk is
+    # copied to (see mount_data in guest/lib.sh), 1 GiB, no added latency.
+    append: Tuple[str, ...] = ("null_blk.memory_backed=1", "null_blk.gb=1")
+    bins: Tuple[str, ...] = ()   # PACKAGE:PATH executables (with libraries) in the initramfs
 
 
 TESTS: List[Test] = [
@@ -62,7 +66,22 @@ TESTS: List[Test] = [
     Test("predict-debian", "test_predict.sh", variant=debian.VARIANT, disks=("data",)),
     Test("sysctl-debian", "test_sysctl.sh", variant=debian.VARIANT),
     Test("hooks-bench", "bench_hooks.sh", disks=("data",), bench=True),
+    # Robustness under the debug kernel (KASAN, lockdep, kmemleak, ...).
+    Test("robust-reload", "test_robust_reload.sh", variant="debug", disks=("data",)),
+    Test("robust-shape", "test_robust_shape.sh", variant="debug", disks=("data",)),
+    Test("robust-umount", "test_robust_umount.sh", variant="debug",
+         disks=("data", "robust-umount")),
+    Test("robust-stale", "test_robust_stale.sh", variant="debug", disks=("robust-stale",)),
+    Test("robust-ioerr", "test_robust_ioerr.sh", variant="debug", disks=("robust-ioerr",),
+         bins=("dmsetup:/usr/sbin/dmsetup",)),
 ]
+
+# Disks of single tests, made only when one of them runs: name -> files.
+TEST_DISKS: Dict[str, Dict[str, int]] = {
+    "robust-umount": {name: 256 * KIB for name in "ABCDX"},
+    "robust-stale": {name: 256 * KIB for name in "ABCDXEFGH"},
+    "robust-ioerr": {**{name: 256 * KIB for name in "ABCDXPQ"}, "E": 1024 * KIB},
+}
 
 
 def log(msg: str) -> None:
@@ -129,9 +148,16 @@ def make_disk(work: Path, name: str, files: Dict[str, int], size_mb: int) -> Pat
     return img
 
 
-def make_initramfs(work: Path) -> Path:
-    out = work / "base.cpio"
-    run([TOP / "eval" / "vm" / "initramfs.sh", "-o", out])
+def make_initramfs(work: Path, bins: Sequence[str] = ()) -> Path:
+    """The base initramfs, with the PACKAGE:PATH executables of bins."""
+    out = work / ("base.cpio" if not bins else
+                  "base-" + "-".join(Path(b).name for b in bins) + ".cpio")
+    if bins:
+        ensure_packages([b.split(":", 1)[0] for b in bins])
+    cmd: List[object] = [TOP / "eval" / "vm" / "initramfs.sh", "-o", out]
+    for b in bins:
+        cmd += ["--bin", b.split(":", 1)[1]]
+    run(cmd)
     return out
 
 
@@ -153,6 +179,8 @@ def run_test(t: Test, kernel: Path, initrd: Path, adds: Sequence[str],
         cmd += ["--add", a]
     for d in t.disks:
         cmd += ["--disk", disks[d]]
+    for param in t.append:
+        cmd += ["--append", param]
     if not verbose:
         cmd.append("-q")
     res = subprocess.run(list(map(str, cmd)), text=True)
@@ -186,7 +214,11 @@ def main(argv: Sequence[str]) -> int:
     log(f"work dir {work}")
     tools = build_tools(work)
     disks = {"data": make_disk(work, "data", DATA_FILES, 32)}
+    for name, files in TEST_DISKS.items():
+        if any(name in t.disks for t in tests):
+            disks[name] = make_disk(work, name, files, 32)
     initrd = make_initramfs(work)
+    initrds: Dict[Tuple[str, ...], Path] = {(): initrd}
     total_pass = total_fail = 0
     built: Dict[str, Tuple[Path, Path]] = {}
     for t in tests:
@@ -203,8 +235,10 @@ def main(argv: Sequence[str]) -> int:
         if t.variant == debian.VARIANT:
             script, extra = debian.guest(script, work)
             adds += extra
+        if t.bins not in initrds:
+            initrds[t.bins] = make_initramfs(work, t.bins)
         log(f"running {t.name} on the {t.variant} kernel")
-        p, f = run_test(t, kdir, initrd, adds, disks, work, args.verbose, script)
+        p, f = run_test(t, kdir, initrds[t.bins], adds, disks, work, args.verbose, script)
         print(f"{t.name}: {p} passed, {f} failed")
         total_pass += p
         total_fail += f

@@ -6,8 +6,7 @@
 # counter: figures are deterministic, in instructions x 4 ns.
 . /ppf/guest/lib.sh
 
-mkdir -p /mnt
-mount -t ext4 /dev/vda /mnt || exit 1
+mount_data /mnt || exit 1
 N=20000
 run() {
 	o=$(/ppf/hookbench open /mnt/A $N | awk '{ print $2 }')

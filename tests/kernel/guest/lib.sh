@@ -60,6 +60,22 @@ stat_of() {
 	awk -v k="$1" '$1 == k { print $2 }' /proc/predictive_prefetch
 }
 
+# mount_data DIR: the data disk, mounted on DIR.  When the kernel has a
+# memory-backed null_blk device (null_blk.memory_backed=1 on the command
+# line), the image on /dev/vda is copied onto it first: its I/O completes in
+# guest time, so page-cache tests do not depend on how fast the host served
+# a virtio request (with QEMU's -icount sleep=off, an idle guest's clock
+# jumps ahead without waiting for the host).
+mount_data() {
+	mkdir -p "$1"
+	dev=/dev/vda
+	if [ -b /dev/nullb0 ]; then
+		dd if=/dev/vda of=/dev/nullb0 bs=1M 2>/dev/null || return 1
+		dev=/dev/nullb0
+	fi
+	mount -t ext4 "$dev" "$1"
+}
+
 load_ppf() {
 	insmod /ppf/predictive_prefetch.ko "$@"
 }
