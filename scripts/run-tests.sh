@@ -50,6 +50,7 @@ fuzz() {
 suite models "$BUILD/test_models"
 suite invariants "$BUILD/test_invariants"
 suite trace make -s -C tests/trace test
+suite replay make -s -C tests/replay test
 suite sim sh -c "python3 -m pytest -q -p no:cacheprovider --junitxml=$BUILD/sim-tests.xml tests/sim; python3 scripts/pytest-summary.py $BUILD/sim-tests.xml"
 suite kernel python3 tests/kernel/run_tests.py
 suite kernel-style scripts/kernel-style.sh

@@ -1,0 +1,323 @@
+"""ppf-replay: build-tree, run, think time, hit/miss classification, bad input."""
+import csv
+import json
+import os
+import subprocess
+import time
+
+import pytest
+
+from conftest import (ANDREW, CHECK, PPF_TRACE, REPLAY, fs_type, is_root, replay, run_json,
+                      write_trace)
+
+OPS = {"open": "opens", "exec": "execs", "read": "reads", "write": "writes", "mmap": "mmaps",
+       "close": "closes", "stat": "stats", "unlink": "unlinks", "rename": "renames",
+       "mkdir": "mkdirs", "rmdir": "rmdirs"}
+
+
+def table_trace(tmp_path):
+    files = [(0, "dir", "."),
+             (10000, "pre", "a/b/data.bin"),
+             (4096, "pre", "page.bin"),
+             (1, "pre", "one byte"),
+             (0, "pre", "empty"),
+             (12345, "pre", "/opt/ppf-test/lib.so"),
+             (0, "new", "a/out.o"),
+             (0, "newdir", "gen"),
+             (0, "dir", "d")]
+    return write_trace(tmp_path / "t.trace", files, [])
+
+
+# ---------------------------------------------------------------- build-tree
+
+def test_build_tree_sizes_no_holes(tmp_path):
+    t = table_trace(tmp_path)
+    tree = tmp_path / "tree"
+    replay("build-tree", t, tree)
+    want = {"a/b/data.bin": 10000, "page.bin": 4096, "one byte": 1, "empty": 0,
+            "_abs/opt/ppf-test/lib.so": 12345}
+    for rel, size in want.items():
+        st = os.stat(tree / rel)
+        assert st.st_size == size, rel
+        assert st.st_blocks * 512 >= size, "%s is sparse" % rel
+        data = (tree / rel).read_bytes()
+        assert b"\0" not in data, "%s has zero bytes (mkfs.ext4 -d would make holes)" % rel
+    assert not (tree / "a/out.o").exists(), "a 'new' file must not be created"
+    assert not (tree / "gen").exists(), "a 'newdir' must not be created"
+    assert (tree / "d").is_dir()
+    assert not os.path.exists("/opt/ppf-test"), "outside-root files go under DIR/_abs"
+
+
+def test_build_tree_list_and_idempotent(tmp_path):
+    t = table_trace(tmp_path)
+    tree = tmp_path / "tree"
+    res = replay("build-tree", "--list", t, tree)
+    assert not tree.exists(), "--list creates nothing"
+    assert "total: 5 files, 2 dirs, %d bytes" % (10000 + 4096 + 1 + 12345) in res.stdout
+    assert str(tree / "_abs/opt/ppf-test/lib.so") in res.stdout
+    replay("build-tree", t, tree)
+    # a replay left outputs behind, and shrank an input
+    (tree / "a/out.o").write_text("x")
+    (tree / "gen").mkdir()
+    (tree / "gen/f").write_text("y")
+    os.truncate(tree / "page.bin", 10)
+    res = replay("build-tree", t, tree)
+    assert "1 written, 4 kept" in res.stdout, res.stdout
+    assert "2 leftovers removed" in res.stdout, res.stdout
+    assert os.path.getsize(tree / "page.bin") == 4096
+    assert not (tree / "a/out.o").exists() and not (tree / "gen").exists()
+
+
+def test_build_tree_sparse_file_rewritten(tmp_path):
+    t = table_trace(tmp_path)
+    tree = tmp_path / "tree"
+    replay("build-tree", t, tree)
+    p = tree / "a/b/data.bin"
+    p.unlink()
+    with open(p, "wb") as f:
+        f.truncate(10000)   # right size, but a hole
+    if os.stat(p).st_blocks != 0:
+        pytest.skip("this file system does not make holes")
+    replay("build-tree", t, tree)
+    assert os.stat(p).st_blocks * 512 >= 10000
+
+
+# ---------------------------------------------------------------- bad input
+
+@pytest.mark.parametrize("cmd", ["build-tree", "run"])
+def test_bad_trace_names_line(tmp_path, cmd):
+    t = write_trace(tmp_path / "bad.trace", [(10, "pre", "x")],
+                    ["0 10 1 open 0 0x0 3", "20 10 1 frobnicate 0 3 0"])
+    (tmp_path / "tree").mkdir()
+    res = replay(cmd, t, tmp_path / "tree", check=False)
+    assert res.returncode == 2, res
+    assert "bad.trace:4:" in res.stderr, res.stderr
+
+
+def test_missing_trace(tmp_path):
+    (tmp_path / "tree").mkdir()
+    res = replay("run", tmp_path / "nope.trace", tmp_path / "tree", check=False)
+    assert res.returncode == 2 and "nope.trace:0:" in res.stderr
+
+
+# ---------------------------------------------------------------- run
+
+def test_errors_counted_not_fatal(tmp_path):
+    files = [(8192, "pre", "a"), (8192, "pre", "b"), (0, "new", "c")]
+    ev = ["0 1000 7 open 0 0x0 3", "2000 1000 7 read 0 3 0 4096 4096", "4000 1000 7 close 0 3 0",
+          "5000 1000 7 open 1 0x0 3", "7000 1000 7 read 1 3 0 4096 4096",
+          "9000 1000 7 close 1 3 0",
+          "10000 1000 7 unlink 2 0",          # cleanup of an output: expected ENOENT
+          "11000 1000 7 stat 2 -2"]           # failed then, fails now: fine
+    t = write_trace(tmp_path / "e.trace", files, ev)
+    tree = tmp_path / "tree"
+    replay("build-tree", t, tree)
+    (tree / "b").unlink()
+    d = run_json(t, tree, tmp_path)
+    assert d["errors"]["unexpected"] == 1, d["errors"]
+    assert d["errors"]["first"][0]["op"] == "open"
+    assert d["errors"]["first"][0]["errno"] == 2
+    assert d["errors"]["no_fd"] == 2          # the read and close of b
+    assert d["errors"]["expected"] == 1
+    assert d["ops"]["read"]["count"] == 2 and d["ops"]["read"]["ok"] == 1
+
+
+def check_counts(trace, d):
+    out = subprocess.run([CHECK, str(trace)], capture_output=True, text=True, check=True).stdout
+    counts = dict(line.split(None, 1) for line in out.splitlines() if " " in line)
+    for op, key in OPS.items():
+        want = int(counts.get(key, "0"))
+        got = d["ops"].get(op, {"count": 0})["count"]
+        assert got == want, (op, got, want)
+
+
+def test_recorded_workload(tmp_path):
+    if subprocess.run(["which", "strace"], capture_output=True).returncode:
+        pytest.skip("strace is not installed")
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "in.txt").write_text("hello\n" * 5000)
+    (work / "sub").mkdir()
+    (work / "sub" / "x.txt").write_text("x" * 10000)
+    trace = tmp_path / "w.trace.gz"
+    cmd = ("cat in.txt sub/x.txt > out.txt; mkdir d; mv out.txt d/o.txt; "
+           "cat d/o.txt > /dev/null; ls -l sub > /dev/null; rm d/o.txt; rmdir d")
+    subprocess.run([PPF_TRACE, "record", "-o", str(trace), "--root", str(work), "--", "sh",
+                    "-c", cmd], cwd=work, check=True, capture_output=True)
+    tree = tmp_path / "tree"
+    replay("build-tree", trace, tree)
+    d = run_json(trace, tree, tmp_path, "--think=sleep")
+    assert d["errors"]["unexpected"] == 0, d["errors"]
+    assert d["errors"]["unexpected_successes"] == 0, d["errors"]
+    assert d["errors"]["no_fd"] == 0, d["errors"]
+    check_counts(trace, d)
+    assert d["ops"]["rename"]["ok"] == 1 and d["ops"]["mkdir"]["ok"] == 1
+    assert d["ops"]["exec"]["count"] >= 4          # sh, cat, cat, mv, ...
+    assert not (tree / "d").exists(), "the replay removed what it created"
+    assert d["read"]["hits"] + d["read"]["partial"] + d["read"]["misses"] == \
+        d["ops"]["read"]["count"] - d["ops"]["read"]["skipped"]
+
+
+def test_andrew_replay(tmp_path):
+    tree = tmp_path / "tree"
+    replay("build-tree", ANDREW, tree)
+    d = run_json(ANDREW, tree, tmp_path, "--think=sleep", "--no-classify")
+    assert d["errors"]["unexpected"] == 0, d["errors"]["first"]
+    assert d["errors"]["unexpected_successes"] == 0, d["errors"]["first"]
+    assert d["errors"]["no_fd"] == 0
+    # phase 0's rm -rf of tree/ and tmp/ finds nothing on a fresh tree
+    assert d["errors"]["expected"] == d["ops"]["unlink"]["expected_errors"] + \
+        d["ops"]["rmdir"]["expected_errors"] > 0
+    check_counts(ANDREW, d)
+    assert d["trace"]["pids"] == 173 and d["trace"]["overlapping_calls"] == 0
+    # a second run starts from what the first left: its cleanup now succeeds
+    d2 = run_json(ANDREW, tree, tmp_path, "--think=sleep", "--no-classify", name="r2.json")
+    assert d2["errors"]["unexpected"] == 0 and d2["errors"]["expected"] == 0
+
+
+# ---------------------------------------------------------------- think time
+
+GAP = 50_000_000
+
+
+def gap_trace(tmp_path):
+    files = [(65536, "pre", "f")]
+    ev = ["0 1000 9 open 0 0x0 3",
+          "2000 1000 9 read 0 3 0 4096 4096",
+          "%d 1000 9 read 0 3 4096 4096 4096" % (3000 + GAP),
+          "%d 1000 9 close 0 3 0" % (4000 + GAP)]
+    t = write_trace(tmp_path / "g.trace", files, ev)
+    replay("build-tree", t, tmp_path / "tree")
+    return t
+
+
+@pytest.mark.parametrize("mode", ["sleep", "spin"])
+def test_think_time(tmp_path, mode):
+    t = gap_trace(tmp_path)
+    d = run_json(t, tmp_path / "tree", tmp_path, "--think=" + mode)
+    assert d["trace"]["think_recorded_ns"] == GAP + 1000   # 1000 before the first read
+    think, el = d["think_ns"], d["elapsed_ns"]
+    if mode == "sleep":
+        assert 0.98 * GAP <= think <= 1.3 * GAP, think
+    else:
+        # a spin of calibrated iterations: as long as the calibration says, longer
+        # when other work takes the CPU (that is its point)
+        assert 0.7 * GAP <= think <= 3 * GAP, think
+    assert think <= el <= think + 20_000_000, (think, el)
+    assert d["calibration"]["iterations_per_us"] > 0
+
+
+def test_order_follows_recording_across_pids(tmp_path):
+    """Two pids, serial in the recording (parent, child, parent): replayed in that order,
+    each pid's think time measured from the previous call of either."""
+    files = [(8192, "pre", "f"), (8192, "pre", "g")]
+    ev = ["0 1000 10 open 0 0x0 3",
+          "10000000 1000 11 open 1 0x0 3",
+          "10002000 1000 11 read 1 3 0 100 100",
+          "20000000 1000 11 close 1 3 0",
+          "30000000 1000 10 read 0 3 0 100 100",
+          "30002000 1000 10 close 0 3 0"]
+    t = write_trace(tmp_path / "o.trace", files, ev)
+    replay("build-tree", t, tmp_path / "tree")
+    evf = tmp_path / "ev.tsv"
+    replay("run", "--quiet", "--think=sleep", "--events", evf, t, tmp_path / "tree")
+    rows = list(csv.DictReader(open(evf), delimiter="\t"))
+    ready = [int(r["ready_ns"]) for r in rows]
+    assert ready == sorted(ready)
+    assert [int(r["think_ns"]) for r in rows] == [0, 9999000, 1000, 9997000, 9999000, 1000]
+    assert all(r["outcome"] == "ok" for r in rows)
+
+
+# ---------------------------------------------------------------- hit / miss
+
+def hitmiss_trace(tmp_path):
+    files = [(4 << 20, "pre", "big")]
+    ev = ["0 1000 5 open 0 0x0 3",
+          "2000 1000 5 read 0 3 0 16384 16384",        # cold: miss
+          "4000 1000 5 read 0 3 0 16384 16384",        # same range again: hit
+          "6000 1000 5 read 0 3 3145728 4096 4096",    # far beyond readahead: miss
+          "8000 1000 5 close 0 3 0"]
+    t = write_trace(tmp_path / "h.trace", files, ev)
+    replay("build-tree", t, tmp_path / "tree")
+    return t
+
+
+def classes(tmp_path, t, *opts):
+    evf = tmp_path / "ev.tsv"
+    replay("run", "--quiet", "--events", evf, *opts, t, tmp_path / "tree")
+    return [r["class"] for r in csv.DictReader(open(evf), delimiter="\t") if r["op"] == "read"]
+
+
+def test_hit_miss_cold_then_hot(tmp_path):
+    if not is_root():
+        pytest.skip("needs root (drop_caches)")
+    if fs_type(tmp_path) in ("tmpfs", "ramfs"):
+        pytest.skip("%s is on tmpfs: drop_caches cannot empty it" % tmp_path)
+    t = hitmiss_trace(tmp_path)
+    assert classes(tmp_path, t, "--cold") == ["miss", "hit", "miss"]
+    assert classes(tmp_path, t) == ["hit", "hit", "hit"]
+
+
+def test_partial_hit(tmp_path):
+    if not is_root():
+        pytest.skip("needs root (drop_caches)")
+    if fs_type(tmp_path) in ("tmpfs", "ramfs"):
+        pytest.skip("%s is on tmpfs" % tmp_path)
+    files = [(4 << 20, "pre", "big")]
+    ev = ["0 1000 5 open 0 0x0 3",
+          "2000 1000 5 read 0 3 2097152 4096 4096",     # one page in the middle
+          "4000 1000 5 read 0 3 1048576 2097152 2097152",  # a range around it: partial
+          "8000 1000 5 close 0 3 0"]
+    t = write_trace(tmp_path / "p.trace", files, ev)
+    replay("build-tree", t, tmp_path / "tree")
+    got = classes(tmp_path, t, "--cold")
+    assert got == ["miss", "partial"], got
+
+
+def test_cold_needs_root(tmp_path):
+    t = gap_trace(tmp_path)
+    if is_root():
+        cmd = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+        if subprocess.run(["which", "setpriv"], capture_output=True).returncode:
+            pytest.skip("setpriv not available")
+        os.chmod(tmp_path, 0o755)
+        for p in (t, tmp_path / "tree"):
+            os.chmod(p, 0o755)
+        cmd += [REPLAY]
+    else:
+        cmd = [REPLAY]
+    res = subprocess.run(cmd + ["run", "--cold", str(t), str(tmp_path / "tree")],
+                         capture_output=True, text=True)
+    assert res.returncode == 1 and "--cold needs root" in res.stderr, res
+
+
+def test_redirected_fd_opened_on_demand(tmp_path):
+    """sh: open out fd 3, dup2(3, 1), close 3, exec cat; cat writes to fd 1 (the dup2 is not
+    an event), its first call failing in the recording (copy_file_range, EBADF)."""
+    files = [(300000, "pre", "src"), (0, "new", "out/idx")]
+    ev = ["0 1000 20 open 1 0x441 3",
+          "2000 1000 20 close 1 3 0",
+          "3000 1000 20 open 0 0x0 3",
+          "5000 1000 20 read 0 3 0 9223372035781033984 -9",
+          "5000 1000 20 write 1 1 0 9223372035781033984 -9",
+          "7000 1000 20 read 0 3 0 131072 131072",
+          "9000 1000 20 write 1 1 0 131072 131072",
+          "11000 1000 20 read 0 3 131072 262144 168928",
+          "13000 1000 20 write 1 1 131072 168928 168928",
+          "15000 1000 20 close 0 3 0",
+          "16000 1000 20 close 1 1 0"]
+    t = write_trace(tmp_path / "r.trace", files, ev)
+    replay("build-tree", t, tmp_path / "tree")
+    d = run_json(t, tmp_path / "tree", tmp_path)
+    e = d["errors"]
+    assert (e["unexpected"], e["no_fd"], e["unexpected_successes"], e["skipped"]) == (0, 0, 0, 2), e
+    assert d["fds"]["opened_on_demand"] == 1
+    assert os.path.getsize(tmp_path / "tree/out/idx") == 300000
+    assert d["bytes"]["read"] == 300000 and d["bytes"]["written"] == 300000
+
+
+def test_fixed_spin_rate(tmp_path):
+    t = gap_trace(tmp_path)
+    d = run_json(t, tmp_path / "tree", tmp_path, "--spin-rate=1000")
+    assert d["calibration"]["used_iterations_per_us"] == 1000.0
+    assert d["calibration"]["iterations_per_us"] > 0
