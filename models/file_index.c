@@ -144,16 +144,67 @@ void ppf_index_remove(struct ppf_file_index *index,
 }
 
 /**
- * ppf_index_clock_next() - advance the clock hand by one slot
+ * ppf_index_clock_victim() - find a cold entry with the clock
  * @index: the index
+ * @pool: the pool holding the entries' nodes
+ * @keep: an entry not to choose (or PPF_NIL)
  *
- * Return: the root in the slot the hand passed, or PPF_NIL for an empty
- * slot.
+ * Sweeps from the clock hand: an entry whose node has PPF_ROOT_REF set (its
+ * file was seen since the hand last passed) loses the bit and is passed
+ * over; the first entry found without it is the victim.  Two sweeps always
+ * find one if any entry other than @keep exists, and the cost is amortised:
+ * every bit cleared was set by an event.
+ *
+ * Return: the victim, still in the index, or PPF_NIL.
  */
-u32 ppf_index_clock_next(struct ppf_file_index *index)
+u32 ppf_index_clock_victim(struct ppf_file_index *index,
+			   struct ppf_node_pool *pool, u32 keep)
 {
-	u32 root = index->slots[index->hand];
+	u32 steps = 2 * (index->mask + 1);
 
-	index->hand = (index->hand + 1) & index->mask;
-	return root;
+	while (steps--) {
+		u32 idx = index->slots[index->hand];
+		struct ppf_node *n;
+
+		index->hand = (index->hand + 1) & index->mask;
+		if (idx == PPF_NIL || idx == keep)
+			continue;
+		n = ppf_node(pool, idx);
+		if (n->link & PPF_ROOT_REF) {
+			n->link &= ~PPF_ROOT_REF;
+			continue;
+		}
+		return idx;
+	}
+	return PPF_NIL;
+}
+
+/**
+ * ppf_index_check() - verify the index against its nodes
+ * @index: the index
+ * @pool: the pool holding the entries' nodes
+ * @entries: set to the number of entries found
+ *
+ * For tests and fuzzing only: walks every slot.
+ *
+ * Return: NULL if every entry is reachable from its home slot and the
+ * count of entries is right, else what is wrong.
+ */
+const char *ppf_index_check(const struct ppf_file_index *index,
+			    const struct ppf_node_pool *pool, u32 *entries)
+{
+	u32 slot;
+
+	*entries = 0;
+	for (slot = 0; slot <= index->mask; slot++) {
+		u32 idx = index->slots[slot];
+
+		if (idx == PPF_NIL)
+			continue;
+		if (idx > pool->capacity ||
+		    ppf_index_find(index, pool, pool->nodes[idx].file) != idx)
+			return "index entry unreachable from its home slot";
+		(*entries)++;
+	}
+	return *entries == index->used ? NULL : "index entry count out of step";
 }

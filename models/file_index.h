@@ -7,7 +7,8 @@
  * partitions come and go).  The key is read from the node itself, so a slot
  * is only four bytes.  The table is sized when the model is created and
  * holds at most @limit entries (three quarters of its slots); a full table
- * makes the caller reclaim a cold partition, found with the clock hand.
+ * makes the caller reclaim a cold entry, found with a clock over the slots
+ * (each entry's node carries a referenced bit, PPF_ROOT_REF).
  */
 #ifndef PPF_FILE_INDEX_H
 #define PPF_FILE_INDEX_H
@@ -39,7 +40,10 @@ int ppf_index_insert(struct ppf_file_index *index,
 		     const struct ppf_node_pool *pool, u32 root);
 void ppf_index_remove(struct ppf_file_index *index,
 		      const struct ppf_node_pool *pool, u32 root);
-u32 ppf_index_clock_next(struct ppf_file_index *index);
+u32 ppf_index_clock_victim(struct ppf_file_index *index,
+			   struct ppf_node_pool *pool, u32 keep);
+const char *ppf_index_check(const struct ppf_file_index *index,
+			    const struct ppf_node_pool *pool, u32 *entries);
 
 static inline bool ppf_index_full(const struct ppf_file_index *index)
 {

@@ -49,25 +49,14 @@ static inline const struct ppf_last_successor *to_ls_const(const struct ppf_mode
 /* Forget one file not seen since the clock last passed it. */
 static bool ppf_ls_reclaim(struct ppf_last_successor *ls)
 {
-	u32 steps = 2 * (ls->index.mask + 1);
+	u32 idx = ppf_index_clock_victim(&ls->index, &ls->pool, ls->prev);
 
-	while (steps--) {
-		u32 idx = ppf_index_clock_next(&ls->index);
-		struct ppf_node *n;
-
-		if (idx == PPF_NIL || idx == ls->prev)
-			continue;
-		n = ppf_node(&ls->pool, idx);
-		if (n->link & PPF_ROOT_REF) {
-			n->link &= ~PPF_ROOT_REF;
-			continue;
-		}
-		ppf_index_remove(&ls->index, &ls->pool, idx);
-		ppf_pool_free(&ls->pool, idx);
-		ls->reclaimed++;
-		return true;
-	}
-	return false;
+	if (idx == PPF_NIL)
+		return false;
+	ppf_index_remove(&ls->index, &ls->pool, idx);
+	ppf_pool_free(&ls->pool, idx);
+	ls->reclaimed++;
+	return true;
 }
 
 static u32 ppf_ls_touch(struct ppf_last_successor *ls, u32 file)
@@ -150,21 +139,15 @@ static u32 ppf_ls_pattern_count(const struct ppf_model *model,
 static const char *ppf_ls_check(const struct ppf_model *model)
 {
 	const struct ppf_last_successor *ls = to_ls_const(model);
-	u32 slot, found = 0;
+	const char *why;
+	u32 found;
 
 	if (ls->pool.in_use > ls->pool.capacity)
 		return "more nodes in use than the budget";
-	for (slot = 0; slot <= ls->index.mask; slot++) {
-		u32 idx = ls->index.slots[slot];
-
-		if (idx == PPF_NIL)
-			continue;
-		if (ppf_index_find(&ls->index, &ls->pool,
-				   ls->pool.nodes[idx].file) != idx)
-			return "index entry unreachable from its home slot";
-		found++;
-	}
-	if (found != ls->index.used || found != ls->pool.in_use)
+	why = ppf_index_check(&ls->index, &ls->pool, &found);
+	if (why)
+		return why;
+	if (found != ls->pool.in_use)
 		return "files in the index and nodes in use out of step";
 	return NULL;
 }

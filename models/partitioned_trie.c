@@ -186,31 +186,15 @@ static void ppf_trie_evict(struct ppf_trie *trie, u32 root)
 	trie->shrink(trie->shrink_ctx, root, true);
 }
 
-/*
- * Reclaim one cold partition other than @keep.  Two sweeps of the clock
- * always find one if any other partition exists: the first clears every
- * referenced bit it passes.  The clock's cost is amortised: every bit it
- * clears was set by an event.
- */
+/* Reclaim one cold partition other than @keep. */
 static bool ppf_trie_reclaim(struct ppf_trie *trie, u32 keep)
 {
-	u32 steps = 2 * (trie->index.mask + 1);
+	u32 root = ppf_index_clock_victim(&trie->index, &trie->pool, keep);
 
-	while (steps--) {
-		u32 root = ppf_index_clock_next(&trie->index);
-		struct ppf_node *r;
-
-		if (root == PPF_NIL || root == keep)
-			continue;
-		r = ppf_node(&trie->pool, root);
-		if (r->link & PPF_ROOT_REF) {
-			r->link &= ~PPF_ROOT_REF;
-			continue;
-		}
-		ppf_trie_evict(trie, root);
-		return true;
-	}
-	return false;
+	if (root == PPF_NIL)
+		return false;
+	ppf_trie_evict(trie, root);
+	return true;
 }
 
 /* Take a node from the pool, reclaiming a cold partition if it is empty. */
@@ -508,28 +492,25 @@ static u32 ppf_trie_check_partition(const struct ppf_trie *trie, u32 root,
  */
 const char *ppf_trie_check(const struct ppf_trie *trie)
 {
-	const char *why = NULL;
-	u64 nodes = 0, roots = 0;
-	u32 slot;
+	const char *why;
+	u64 nodes = 0;
+	u32 slot, roots;
 
 	if (trie->pool.in_use > trie->pool.capacity)
 		return "more nodes in use than the budget";
+	why = ppf_index_check(&trie->index, &trie->pool, &roots);
+	if (why)
+		return why;
 	for (slot = 0; slot <= trie->index.mask; slot++) {
 		u32 root = trie->index.slots[slot], n;
 
 		if (root == PPF_NIL)
 			continue;
-		if (ppf_index_find(&trie->index, &trie->pool,
-				   trie->pool.nodes[root].file) != root)
-			return "index entry unreachable from its home slot";
 		n = ppf_trie_check_partition(trie, root, &why);
 		if (!n)
 			return why;
 		nodes += n;
-		roots++;
 	}
-	if (roots != trie->index.used)
-		return "index entry count out of step";
 	if (nodes != trie->pool.in_use)
 		return "nodes in use not all reachable from a partition";
 	return NULL;
