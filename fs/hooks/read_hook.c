@@ -75,18 +75,25 @@ static void ppf_find_tracepoint(struct tracepoint *tp, void *priv)
 		ppf_tp_fault = tp;
 }
 
+/* Which probes are registered: unregistering one that is not WARNs. */
+static bool ppf_reg_get_pages, ppf_reg_map_pages, ppf_reg_fault;
+
 static void ppf_read_hook_unregister(void)
 {
-	if (ppf_tp_fault)
+	if (ppf_reg_fault)
 		tracepoint_probe_unregister(ppf_tp_fault, ppf_probe_fault, NULL);
-	if (ppf_tp_map_pages)
+	if (ppf_reg_map_pages)
 		tracepoint_probe_unregister(ppf_tp_map_pages,
 					    ppf_probe_map_pages, NULL);
-	if (ppf_tp_get_pages)
+	if (ppf_reg_get_pages)
 		tracepoint_probe_unregister(ppf_tp_get_pages,
 					    ppf_probe_get_pages, NULL);
-	/* No probe is running or will run once this returns. */
-	tracepoint_synchronize_unregister();
+	if (ppf_reg_fault || ppf_reg_map_pages || ppf_reg_get_pages)
+		/* No probe is running or will run once this returns. */
+		tracepoint_synchronize_unregister();
+	ppf_reg_fault = false;
+	ppf_reg_map_pages = false;
+	ppf_reg_get_pages = false;
 }
 
 static int ppf_read_hook_register(void)
@@ -94,11 +101,16 @@ static int ppf_read_hook_register(void)
 	int err;
 
 	err = tracepoint_probe_register(ppf_tp_get_pages, ppf_probe_get_pages, NULL);
-	if (!err)
+	ppf_reg_get_pages = !err;
+	if (!err) {
 		err = tracepoint_probe_register(ppf_tp_map_pages,
 						ppf_probe_map_pages, NULL);
-	if (!err)
+		ppf_reg_map_pages = !err;
+	}
+	if (!err) {
 		err = tracepoint_probe_register(ppf_tp_fault, ppf_probe_fault, NULL);
+		ppf_reg_fault = !err;
+	}
 	if (err)
 		ppf_read_hook_unregister();
 	return err;

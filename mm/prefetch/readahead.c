@@ -85,7 +85,11 @@ static unsigned long ppf_pages_cached(struct address_space *mapping,
 		end = min(folio->index + folio_nr_pages(folio) - 1, last);
 		if (end >= start)
 			cached += end - start + 1;
-		if (!folio_test_uptodate(folio))
+		/*
+		 * A folio stays locked while it is read; one left unlocked
+		 * and not uptodate is a read that failed, not one in flight.
+		 */
+		if (!folio_test_uptodate(folio) && folio_test_locked(folio))
 			*reading = true;
 	}
 	rcu_read_unlock();

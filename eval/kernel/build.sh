@@ -1,0 +1,179 @@
+#!/usr/bin/env bash
+# Build ppf's test kernel (Debian linux-source-6.12, tinyconfig + fragments), cached.
+#
+# Usage: eval/kernel/build.sh [--debug] [--print-dir] [-j N]
+#   --debug      also apply config/debug.config (KASAN, lockdep, kmemleak, ...)
+#   --print-dir  print the build directory and exit without building
+#   -j N         parallel jobs (default: nproc)
+#
+# stdout: exactly one line, the build directory (KDIR), which holds
+#   arch/x86/boot/bzImage and is what external modules build against:
+#   make -C "$KDIR" M="$PWD"
+# Everything else (progress, errors) goes to stderr; the full make output goes
+# to $KDIR/build.log.
+#
+# Cache (outside the repo): ${PPF_CACHE:-/var/cache/ppf}
+#   src/linux-source-<debver>/                 unpacked once
+#   build/<debver>-<variant>-<hash12>/         O= build dir, one per config
+#     .ppf-built                               stamp: complete build
+#     ppf-build-key                            inputs of the hash
+#     build.log                                make output
+# The hash covers the Debian source version, the compiler version, this
+# script's RECIPE version and the merged fragments, so a repeated run with the
+# same inputs rebuilds nothing and base/debug variants live side by side.
+set -Eeuo pipefail
+
+RECIPE=1   # bump when the steps below change in a way that changes the output
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+CACHE=${PPF_CACHE:-/var/cache/ppf}
+PACKAGES=(linux-source-6.12 build-essential bc bison flex libelf-dev libssl-dev
+          cpio xz-utils kmod)
+
+variant=base
+print_only=0
+jobs=$(nproc)
+while [[ $# -gt 0 ]]; do
+    case $1 in
+        --debug) variant=debug ;;
+        --print-dir) print_only=1 ;;
+        -j) jobs=$2; shift ;;
+        -j*) jobs=${1#-j} ;;
+        -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+        *) echo "build.sh: unknown argument $1" >&2; exit 2 ;;
+    esac
+    shift
+done
+
+log() { echo "build.sh: $*" >&2; }
+trap 'log "failed (line $LINENO: $BASH_COMMAND)"' ERR
+
+install_packages() {
+    local missing=() p
+    for p in "${PACKAGES[@]}"; do
+        dpkg-query -W -f '${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' \
+            || missing+=("$p")
+    done
+    [[ ${#missing[@]} -eq 0 ]] && return 0
+    log "installing ${missing[*]}"
+    local sudo=
+    [[ $(id -u) -ne 0 ]] && sudo=sudo
+    $sudo apt-get update -qq >&2
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
+        "${missing[@]}" >&2
+}
+
+fragments() {
+    echo "$HERE/config/base.config"
+    [[ $variant == debug ]] && echo "$HERE/config/debug.config"
+    return 0
+}
+
+# Unpack /usr/src/linux-source-6.12.tar.xz once; prints the source dir.
+unpack_source() {
+    local src=$1 tarball=/usr/src/linux-source-6.12.tar.xz
+    [[ -f $src/.ppf-unpacked ]] && return 0
+    mkdir -p "$CACHE/src"
+    (
+        flock 9
+        [[ -f $src/.ppf-unpacked ]] && exit 0
+        log "unpacking $tarball into $src"
+        local tmp
+        tmp=$(mktemp -d "$CACHE/src/.unpack.XXXXXX")
+        tar -C "$tmp" -xJf "$tarball"
+        rm -rf "$src"
+        mv "$tmp/linux-source-6.12" "$src"
+        rmdir "$tmp"
+        touch "$src/.ppf-unpacked"
+    ) 9>"$src.lock"
+}
+
+build_key() {
+    local debver=$1 f
+    echo "recipe=$RECIPE"
+    echo "source=linux-source-6.12 $debver"
+    echo "cc=$(gcc --version | head -n1)"
+    echo "variant=$variant"
+    for f in $(fragments); do
+        echo "--- $(basename "$f")"
+        cat "$f"
+    done
+}
+
+# A new config starts from a copy of the newest complete build of the same
+# source (same variant preferred): Kbuild then recompiles only what the config
+# change affects.  Kbuild tracks config and flags per object, so this is safe.
+seed_from_sibling() {
+    local out=$1 prefix sib=
+    [[ -e $out/.config ]] && return 0
+    prefix=${out%-*-*}
+    sib=$( (ls -dt "$prefix-$variant"-*/.ppf-built "$prefix"-*/.ppf-built 2>/dev/null || true) |
+           head -n1)
+    [[ -n $sib ]] || return 0
+    sib=$(dirname "$sib")
+    log "seeding $out from $sib (incremental rebuild)"
+    mkdir -p "$out"
+    cp -a "$sib/." "$out/"
+    rm -f "$out/.ppf-built" "$out/ppf-build-key" "$out/build.log"
+}
+
+# Configure and build in $1 (O= dir) from source $2.
+do_build() {
+    local out=$1 src=$2 t0 frags
+    mapfile -t frags < <(fragments)
+    t0=$(date +%s)
+    local mk=(make -C "$src" O="$out" ARCH=x86_64 -j"$jobs"
+              KBUILD_BUILD_USER=ppf KBUILD_BUILD_HOST=ppf
+              KBUILD_BUILD_TIMESTAMP="1970-01-01")
+    seed_from_sibling "$out"
+    mkdir -p "$out"
+    : >"$out/build.log"
+    log "configuring $out (tinyconfig + ${frags[*]##*/})"
+    {
+        "${mk[@]}" tinyconfig
+        (cd "$src" && ARCH=x86_64 scripts/kconfig/merge_config.sh -m -O "$out" \
+            "$out/.config" "${frags[@]}")
+        "${mk[@]}" olddefconfig
+    } >>"$out/build.log" 2>&1 || { tail -n 40 "$out/build.log" >&2; return 1; }
+    "$HERE/check-config.sh" "$out/.config" "${frags[@]}"
+    log "building (-j$jobs), log in $out/build.log"
+    if ! "${mk[@]}" all >>"$out/build.log" 2>&1; then
+        grep -E 'error|Error' "$out/build.log" | tail -n 20 >&2 || true
+        tail -n 20 "$out/build.log" >&2
+        return 1
+    fi
+    log "built in $(( $(date +%s) - t0 )) s"
+}
+
+main() {
+    install_packages
+    local debver key hash src out
+    debver=$(dpkg-query -W -f '${Version}' linux-source-6.12 | tr '~:' '__')
+    key=$(build_key "$debver")
+    hash=$(printf '%s\n' "$key" | sha256sum | cut -c1-12)
+    src=$CACHE/src/linux-source-$debver
+    out=$CACHE/build/$debver-$variant-$hash
+    if [[ $print_only -eq 1 ]]; then
+        echo "$out"
+        return 0
+    fi
+    # the source is needed even when cached: KDIR's Makefile points into it
+    unpack_source "$src"
+    if [[ -f $out/.ppf-built && -f $out/arch/x86/boot/bzImage ]]; then
+        log "cached: $out"
+        echo "$out"
+        return 0
+    fi
+    mkdir -p "$CACHE/build"
+    (
+        flock 9
+        if [[ ! -f $out/.ppf-built ]]; then
+            rm -f "$out/.ppf-built"
+            do_build "$out" "$src"
+            printf '%s\n' "$key" >"$out/ppf-build-key"
+            touch "$out/.ppf-built"
+        fi
+    ) 9>"$out.lock"
+    echo "$out"
+}
+
+main
