@@ -69,6 +69,9 @@ static void __ppf_event_open(struct ppf_sb *s, struct inode *inode, bool exec)
 		ppf_stat_inc(dropped[PPF_DROP_NO_HANDLE]);
 		return;
 	}
+	rcu_read_lock();
+	ppf_files_note_open(s, inode);
+	rcu_read_unlock();
 	ev.kind = exec ? PPF_EV_EXEC : PPF_EV_OPEN;
 	ev.fh_len = len;
 	ev.fh_type = type;
@@ -167,7 +170,6 @@ static void ppf_engine_open(const struct ppf_event *ev)
 		return;
 	}
 	ppf_prefetch_opened(f);
-	ppf_file_opened(f);
 	id = f->id;
 	trace_ppf_event(ppf_sb_dev(f->sb), f->ino, id, ev->kind == PPF_EV_EXEC);
 	ppf_seq++;

@@ -248,6 +248,26 @@ bool ppf_files_note_read(struct ppf_sb *s, struct inode *inode,
 }
 
 /**
+ * ppf_files_note_open() - start a new use of a file, from the open hook
+ * @s: the watched file system
+ * @inode: the file being opened
+ *
+ * Called under rcu_read_lock() in the opening task's context, before the
+ * task can read: the pages read since the previous open become the
+ * previous use.  Doing this here rather than when the worker gets to the
+ * open keeps the reads of this use out of the last one's range.  A file not
+ * in the table yet starts with no range; its reads are queued behind its
+ * open.
+ */
+void ppf_files_note_open(struct ppf_sb *s, struct inode *inode)
+{
+	struct ppf_file *f = ppf_files_lookup(s, inode->i_ino);
+
+	if (f && f->gen == inode->i_generation)
+		ppf_file_opened(f);
+}
+
+/**
  * ppf_file_opened() - start a new use of a file
  * @f: the entry
  *
@@ -256,7 +276,7 @@ bool ppf_files_note_read(struct ppf_sb *s, struct inode *inode,
 void ppf_file_opened(struct ppf_file *f)
 {
 	spin_lock(&f->lock);
-	if (f->cur_first <= f->cur_last) {
+	if (!f->dead && f->cur_first <= f->cur_last) {
 		f->prev_first = f->cur_first;
 		f->prev_last = f->cur_last;
 		ppf_range_clear(&f->cur_first, &f->cur_last);

@@ -225,6 +225,7 @@ bool ppf_files_note_read(struct ppf_sb *sb, struct inode *inode,
 			 pgoff_t first, pgoff_t last);
 void ppf_file_apply_read(struct ppf_file *f, pgoff_t first, pgoff_t last);
 void ppf_file_opened(struct ppf_file *f);
+void ppf_files_note_open(struct ppf_sb *s, struct inode *inode);
 bool ppf_file_last_use(struct ppf_file *f, pgoff_t *first, pgoff_t *last);
 
 /* engine.c */

@@ -59,8 +59,10 @@ HEADERS_PKG = f"linux-headers-{ABI}"
 HOST_PKGS = ("xz-utils", "kmod")
 
 # Loaded in this order by prelude.sh; their modules.dep dependencies are
-# staged too.  crc32c_generic: ext4's softdep, see above.
-LOAD = ("crc32c_generic", "ext4", "virtio_blk")
+# staged too.  crc32c_generic: ext4's softdep, see above.  null_blk: the
+# tests' memory-backed disk (its parameters come from the kernel command
+# line, which applies null_blk.* to the module when it loads).
+LOAD = ("crc32c_generic", "ext4", "virtio_blk", "null_blk")
 
 
 def log(msg: str) -> None:

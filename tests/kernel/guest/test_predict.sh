@@ -47,6 +47,7 @@ check "tracepoint ppf_prefetch fired" eval 'echo "$trace" | grep -q "ppf_prefetc
 check "epcm: prefetches counted" ge "$(stat_of prefetch_issued)" $((issued + 3))
 useful=$(stat_of prefetch_useful)
 cat B C D > /dev/null
+settle 0
 check "epcm: prefetched files then opened count as useful" ge "$(stat_of prefetch_useful)" $((useful + 3))
 
 # Disabled: nothing is watched or prefetched.
