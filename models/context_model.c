@@ -111,9 +111,13 @@ static void ppf_cm_compact(struct ppf_context_model *cm)
 {
 	u32 i, kept = 0;
 
-	for (i = 0; i < cm->nwalks; i++)
-		if (cm->walks[i].node != PPF_NIL)
-			cm->walks[kept++] = cm->walks[i];
+	for (i = 0; i < cm->nwalks; i++) {
+		if (cm->walks[i].node == PPF_NIL)
+			continue;
+		if (kept != i)
+			cm->walks[kept] = cm->walks[i];
+		kept++;
+	}
 	cm->nwalks = kept;
 }
 
@@ -131,9 +135,8 @@ static void ppf_cm_learn(struct ppf_context_model *cm, u32 file)
 	for (i = 0; i < cm->nwalks; i++)
 		if (cm->walks[i].node != PPF_NIL)
 			ppf_cm_step(cm, &cm->walks[i], file);
-	ppf_cm_compact(cm);
+	/* Touching the root may halve or reclaim and end walks too. */
 	root = ppf_trie_touch_root(&cm->trie, file);
-	/* Touching the root may halve or reclaim: compact again. */
 	ppf_cm_compact(cm);
 	if (root != PPF_NIL) {
 		cm->walks[cm->nwalks].root = root;
@@ -253,15 +256,19 @@ static unsigned int ppf_cm_chain(const struct ppf_context_model *cm, u32 prev,
 		best_count = ppf_node_count(ppf_node(pool, best));
 		if (!ppf_cm_meets_threshold(cm, best_count, total))
 			break;
+		/*
+		 * A file predicted already: the chain has come round a cycle
+		 * (A B C A B C ...), and what follows repeats what it said.
+		 */
+		if (ppf_predicted(out, n, ppf_node(pool, best)->file))
+			break;
 		lead++;
 		likelihood = likelihood * ppf_likelihood(best_count, total) /
 			     PPF_LIKELIHOOD_ONE;
-		if (!ppf_predicted(out, n, ppf_node(pool, best)->file)) {
-			out[n].file = ppf_node(pool, best)->file;
-			out[n].likelihood = likelihood;
-			out[n].lead = lead;
-			n++;
-		}
+		out[n].file = ppf_node(pool, best)->file;
+		out[n].likelihood = likelihood;
+		out[n].lead = lead;
+		n++;
 		prev = ppf_node(pool, node)->file;
 		may_jump = true;
 		node = best;
