@@ -7,6 +7,7 @@
 #   make demo     the models scored on the recorded GNU ld link trace
 #   make test     every test: unit, invariants, trace format, simulator, fuzzers
 #   make bench    the models' speed and memory (a benchmark: reports, asserts nothing)
+#   make bench-instructions   the same as instruction and cache-miss counts (valgrind)
 #   make sweep    the table in docs/models.md: every model on every trace
 #
 # Each target first installs the Debian packages it needs (scripts/install-deps.sh).
@@ -29,7 +30,7 @@ TRACES		:= eval/workloads/gnuld/gnuld.trace.gz \
 		   eval/workloads/andrew/andrew.trace.gz \
 		   eval/workloads/glimpse/glimpse.trace.gz
 
-.PHONY: all demo test bench sweep deps deps-test clean FORCE
+.PHONY: all demo test bench bench-instructions sweep deps deps-test clean FORCE
 
 all: $(BUILD)/ppf-sim $(BUILD)/ppf-bench
 
@@ -70,6 +71,18 @@ sweep: deps $(BUILD)/ppf-sim
 
 bench: deps $(BUILD)/ppf-bench
 	$(BUILD)/ppf-bench
+
+# Instructions and L1 data-cache misses per event, counted by cachegrind:
+# the same on any machine, however busy (the stream generator included).
+bench-instructions: deps $(BUILD)/ppf-bench
+	@scripts/install-deps.sh --packages valgrind
+	@for m in last_successor pcm epcm; do for s in random repetitive; do \
+		valgrind --tool=cachegrind --cache-sim=yes --cachegrind-out-file=/dev/null \
+			$(BUILD)/ppf-bench one $$m $$s 10000 300000 2>&1 | \
+		awk -v m=$$m -v s=$$s '/I   refs/ { gsub(",", "", $$4); i = $$4 } \
+			/D1  misses/ { gsub(",", "", $$4); d = $$4 } \
+			END { printf "%-15s %-10s 10000 files: %6.0f instructions, %5.1f L1d misses an event\n", m, s, i / 300000, d / 300000 }'; \
+	done; done
 
 test: deps-test $(BUILD)/test_models $(BUILD)/test_invariants $(BUILD)/fuzz_model $(BUILD)/ppf-sim
 	$(MAKE) -s -C userspace/trace-replay fuzz_trace_parse

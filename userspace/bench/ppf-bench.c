@@ -9,6 +9,10 @@
  * EPCM walks), reports nanoseconds per event of the last of three passes
  * over the stream and bytes per node in use.  A benchmark, not a test: it
  * reports figures and asserts nothing.
+ *
+ * "ppf-bench one MODEL random|repetitive FILES EVENTS" runs one
+ * configuration once, for valgrind: instruction and cache-miss counts are
+ * the same on any machine however busy (make bench-instructions).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,6 +62,39 @@ static void make_stream(uint32_t *ev, size_t n, uint32_t files, int repetitive)
 	free(perm);
 }
 
+static int run_one(int argc, char **argv)
+{
+	struct ppf_prediction out[PPF_MAX_PREDICTIONS];
+	struct ppf_model_params p;
+	enum ppf_model_kind kind;
+	struct ppf_model *m;
+	uint64_t sink = 0;
+	uint32_t files, *ev;
+	size_t n, i;
+	int err;
+
+	if (argc != 6 || ppf_model_kind_parse(argv[2], &kind)) {
+		fprintf(stderr, "usage: ppf-bench one MODEL random|repetitive FILES EVENTS\n");
+		return 2;
+	}
+	files = (uint32_t)atoi(argv[4]);
+	n = (size_t)atol(argv[5]);
+	ev = malloc(n * sizeof(*ev));
+	make_stream(ev, n, files, strcmp(argv[3], "repetitive") == 0);
+	ppf_model_params_init(&p, kind);
+	p.max_nodes = (uint64_t)files * 64 > PPF_MAX_NODES ? PPF_MAX_NODES : files * 64;
+	m = ppf_model_create(&p, &err);
+	if (!m)
+		return 1;
+	for (i = 0; i < n; i++)
+		sink += ppf_model_event(m, ev[i], out, PPF_MAX_PREDICTIONS);
+	printf("%s %s %u files, %zu events, %llu predictions\n", argv[2], argv[3],
+	       files, n, (unsigned long long)sink);
+	ppf_model_destroy(m);
+	free(ev);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const uint32_t sizes[] = { 1000, 10000, 100000, 1000000 };
@@ -65,9 +102,13 @@ int main(int argc, char **argv)
 		PPF_MODEL_LAST_SUCCESSOR, PPF_MODEL_PCM, PPF_MODEL_EPCM,
 	};
 	struct ppf_prediction out[PPF_MAX_PREDICTIONS];
-	uint32_t max_files = argc > 1 ? (uint32_t)atoi(argv[1]) : 1000000;
+	uint32_t max_files;
 	size_t s, k, pass, i;
 	int rep;
+
+	if (argc > 1 && strcmp(argv[1], "one") == 0)
+		return run_one(argc, argv);
+	max_files = argc > 1 ? (uint32_t)atoi(argv[1]) : 1000000;
 
 	printf("# ppf-bench: ns/event over the 3rd pass of a stream of max(1M, 3 x files) events\n");
 	printf("%-15s %-10s %8s %10s %10s %8s %12s %10s\n", "model", "stream",
