@@ -1,7 +1,7 @@
 # test_robust_ioerr.sh - read errors from the device during prefetches (debug kernel)
 #
-# ext4 on a device-mapper device (linear over /dev/vda, its own disk: A B C D
-# X P Q E).  Train A B C D X, then P E Q; switch the table to "error"
+# ext4 on a device-mapper device (linear over its own disk, A B C D X P Q E,
+# copied to null_blk).  Train A B C D X, then P E Q; switch the table to "error"
 # (dmsetup suspend/reload/resume), drop the page cache, open A: the
 # prefetches of B C D X hit I/O errors.  Then, with the page cache and the
 # inodes dropped and A held open, reopen A through /proc/self/fd: the worker
@@ -15,12 +15,19 @@
 
 DM=ppferr
 mkdir -p /mnt /dev/mapper
+# Over a memory-backed null_blk copy of the disk when there is one (see
+# mount_data in lib.sh), else over the virtio disk itself.
+lower=vda
+if [ -b /dev/nullb0 ]; then
+	dd if=/dev/vda of=/dev/nullb0 bs=1M 2>/dev/null || { echo "FAIL copy"; exit 1; }
+	lower=nullb0
+fi
 sectors=$(cat /sys/block/vda/size)
-linear="0 $sectors linear /dev/vda 0"
+linear="0 $sectors linear /dev/$lower 0"
 dmsetup create $DM --table "$linear" || { echo "FAIL dmsetup create"; exit 1; }
 dev=/dev/mapper/$DM
-[ -b $dev ] || dev=/dev/$(ls /sys/block/vda/holders/ | head -n1)
-echo "  device-mapper device $dev ($sectors sectors)"
+[ -b $dev ] || dev=/dev/$(ls /sys/block/$lower/holders/ | head -n1)
+echo "  device-mapper device $dev over /dev/$lower ($sectors sectors)"
 mount -t ext4 -o noatime,errors=continue $dev /mnt || { echo "FAIL mount"; exit 1; }
 load_ppf || { echo "FAIL insmod"; exit 1; }
 cd /mnt

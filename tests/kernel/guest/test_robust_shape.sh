@@ -1,7 +1,7 @@
 # test_robust_shape.sh - change model and shape under load (debug kernel)
 #
-# While four shells open and read files on a watched ext4 (/dev/vda, mounted
-# read-only), ROUNDS rounds each switch the model (last_successor, pcm,
+# While four shells open and read files on a watched ext4 (the data disk,
+# on null_blk: see mount_data), ROUNDS rounds each switch the model (last_successor, pcm,
 # epcm), the shape (partition_size and model_order, threshold), memory_kb,
 # max_files, max_prefetch_kb, max_inflight_kb, filesystems (ext4, then a
 # type that is not mounted, which unwatches the ext4, then empty again) and
@@ -13,13 +13,12 @@
 . /ppf/guest/lib.sh
 . /ppf/guest/test_robust_lib.sh
 
-ROUNDS=${ROUNDS:-20}
-mkdir -p /mnt
-mount -t ext4 -o ro /dev/vda /mnt || { echo "FAIL mount"; exit 1; }
+ROUNDS=8
+mount_data /mnt || { echo "FAIL mount"; exit 1; }
 load_ppf || { echo "FAIL insmod"; exit 1; }
 set_ppf enabled 1
 cat /mnt/X > /dev/null
-check "ext4 on /dev/vda is watched" wait_fs 1
+check "ext4 on the data disk is watched" wait_fs 1
 
 refused=0
 # w NAME VALUE: a write that must be accepted
@@ -36,6 +35,8 @@ rewatched=0
 t0=$(now_ms)
 r=0
 while [ $r -lt $ROUNDS ]; do
+	# a small budget first: every shape change allocates a whole new model
+	w memory_kb 1024
 	for model in last_successor pcm epcm; do
 		w model $model
 		for shape in 64:51 16:12 32:25 4:3 256:200 2:1 64:51; do
@@ -45,7 +46,7 @@ while [ $r -lt $ROUNDS ]; do
 		done
 		for t in 1 50 100 25; do w threshold $t; done
 	done
-	for m in 256 4096 16384; do w memory_kb $m; done
+	for m in 256 4096 1024 16384; do w memory_kb $m; done
 	for n in 64 100 65536; do w max_files $n; done
 	for k in 4 16384; do w max_inflight_kb $k; done
 	w max_prefetch_kb 128

@@ -1,20 +1,24 @@
 # test_robust_umount.sh - unmount watched file systems while events flow (debug kernel)
 #
-# /dev/vda (data disk, read-only) carries a background load of opens and
-# reads; /dev/vdb (its own disk, A B C D X) is trained on and unmounted
+# /dev/vdb (the data disk, read-only) carries a background load of opens
+# and reads; /mnt2 (its own disk, A B C D X, on null_blk: see mount_data;
+# /dev/vda) is trained on and unmounted
 # CYCLES times with the module loaded: right after the worker caught up,
 # right after an open whose predictions are being prefetched (the worker
 # may hold the file system for a moment), and right after opens still
 # queued.  umount must succeed, the mount must be gone, the filesystems
 # count must drop by one (at once, or once the worker lets go), and after
 # the remount the file system must be watched again and predicted from.
+# Then 10 more unmounts race with another shell switching enabled off
+# (which removes every mark, as the unmount removes its own) and on.
 . /ppf/guest/lib.sh
 . /ppf/guest/test_robust_lib.sh
 
 CYCLES=${CYCLES:-9}
-mkdir -p /mnt /mnt2
-mount -t ext4 -o ro /dev/vda /mnt || { echo "FAIL mount vda"; exit 1; }
-mount -t ext4 /dev/vdb /mnt2 || { echo "FAIL mount vdb"; exit 1; }
+mkdir -p /mnt
+mount -t ext4 -o ro /dev/vdb /mnt || { echo "FAIL mount vdb"; exit 1; }
+mount_data /mnt2 || { echo "FAIL mount_data"; exit 1; }
+dev2=$dev
 load_ppf || { echo "FAIL insmod"; exit 1; }
 set_ppf enabled 1
 
@@ -57,7 +61,7 @@ while [ $c -lt $CYCLES ]; do
 		no_drop=$((no_drop + 1))
 		echo "  cycle $c: filesystems still $(stat_of filesystems) after umount"
 	fi
-	if ! mount -t ext4 /dev/vdb /mnt2; then
+	if ! mount -t ext4 $dev2 /mnt2; then
 		bad_mount=$((bad_mount + 1))
 		break
 	fi
@@ -75,15 +79,38 @@ check "the filesystems count dropped after each umount" eq $no_drop 0
 check "remount succeeded every time" eq $bad_mount 0
 check "watched again after each remount" eq $no_rewatch 0
 
-# Predictions work on the remounted file system.
+# Predictions work on the remounted file system (trained without the
+# background load, whose opens interleave with the training).
+train
 settle
 drop_caches
 issued=$(stat_of prefetch_issued)
 cat /mnt2/A > /dev/null
 settle
-check "after remount: B C D prefetched after A" \
-	eq "$(resident_each /mnt2/B /mnt2/C /mnt2/D)" 256256256
+r=$(resident_each /mnt2/B /mnt2/C /mnt2/D)
+check "after remount: B C D prefetched after A ($r)" eq "$r" 256256256
 echo "  skipped_unmounted $(stat_of skipped_unmounted), files $(stat_of files)"
+
+# Unmount while another shell switches the module off and on: switching
+# off removes every mark, as the unmount does.
+(
+	while [ ! -e $STOP ]; do
+		set_ppf enabled 0
+		set_ppf enabled 1
+		cat /mnt/X > /dev/null
+	done
+) &
+bad_umount=0
+c=0
+while [ $c -lt 10 ]; do
+	c=$((c + 1))
+	cat /mnt2/A /mnt2/B /mnt2/X > /dev/null
+	umount /mnt2 || bad_umount=$((bad_umount + 1))
+	mount -t ext4 $dev2 /mnt2 || break
+done
+stop_load
+check "10 umounts while enabled is switched off and on" eq $bad_umount 0
+set_ppf enabled 1
 
 umount /mnt2
 check "final umount with the module loaded" eq $? 0
