@@ -1,0 +1,124 @@
+# run-experiment.sh - one configuration of a ppf evaluation, inside the test VM
+# (busybox sh, /init's command; see eval/harness/runner.py).
+#
+# Reads /ppf/eval.conf (shell variables written by the harness):
+#   TRACE [WARMUP_TRACE INTERLUDE_TRACE] WARMUPS RUNS HOT_RUNS SPIN_RATE MODEL PS ORDER BOOTLIST BLKTRACE
+#   MODEL_ON (1: enable the module) REPLAY_ARGS (extra ppf-replay run options)
+# Steps: copy the image (IMAGE: /dev/vda, or a file in the initramfs) onto /dev/nullb0 (nothing is timed before
+# this is done), mount it, load the module and set its sysctls, run WARMUPS
+# cold replays (they train the model), RUNS measured cold replays, HOT_RUNS
+# measured hot replays (no cache drop); WARMUP_TRACE (default TRACE) is the
+# trace of the warm-ups, INTERLUDE_TRACE one replayed cold, unmeasured, before
+# each measured cold run (a varied workload); optionally one more cold replay under
+# blktrace (not measured: blktrace's own CPU and I/O would perturb it), then
+# print every JSON between markers as a base64 tar.gz.
+set -u
+. /ppf/eval.conf
+PPF=/proc/sys/vm/predictive_prefetch
+OUT=/tmp/out
+DIR=/mnt/w
+R=/ppf/ppf-replay
+mkdir -p $OUT $DIR
+
+say() { echo "ppf-eval: $*"; }
+clk() { ppf-clock 2>/dev/null || cut -d' ' -f1 /proc/uptime; }
+
+say "copying the image to /dev/nullb0"
+/ppf/nbcopy ${IMAGE:-/dev/vda} /dev/nullb0 || exit 1
+[ "${IMAGE:-/dev/vda}" != /dev/vda ] && rm -f "$IMAGE"  # in the initramfs: free its memory
+# determinism: same clock phase in every boot (see nbcopy.c), no ASLR
+/ppf/nbcopy --align 2
+echo 0 > /proc/sys/kernel/randomize_va_space
+# the replay is one process for all the workload's processes: gnuld's ld -r
+# alone holds ~2,900 files open (1,024 would fail with EMFILE)
+ulimit -n 65536 || exit 1
+mount -t ext4 -o noinit_itable /dev/nullb0 $DIR || exit 1
+echo 4 > /proc/sys/kernel/printk
+
+insmod /ppf/predictive_prefetch.ko || exit 1
+if [ "$MODEL_ON" = 1 ]; then
+    echo "$MODEL" > $PPF/model || exit 1
+    if [ "$MODEL" != last_successor ]; then
+        # the order must stay below the partition size: order first when shrinking
+        { echo "$ORDER" > $PPF/model_order && echo "$PS" > $PPF/partition_size; } 2>/dev/null ||
+        { echo "$PS" > $PPF/partition_size && echo "$ORDER" > $PPF/model_order; } || exit 1
+    fi
+    echo 1 > $PPF/enabled || exit 1
+fi
+for f in $PPF/*; do echo "$(basename $f)=$(cat $f)"; done > $OUT/sysctl.txt
+say "sysctls: $(tr '\n' ' ' < $OUT/sysctl.txt)"
+
+# The bootlist baseline's sentinel: a file on the same file system, outside
+# the workload's tree, whose eviction tells bootlist the replay dropped caches.
+dd if=/dev/zero bs=4096 count=1 2>/dev/null | tr '\0' 'x' > $DIR/.bootlist-sentinel
+sync
+/ppf/nbcopy --align 2
+
+replay() {  # replay NAME TRACE [ppf-replay run options]
+    name=$1; tr=$2; shift 2
+    $R build-tree $tr $DIR/t > /dev/null || { say "build-tree failed"; return 1; }
+    t0=$(date +%s)
+    bl=
+    if [ "$BOOTLIST" = 1 ] && [ -s /tmp/bootlist.txt ]; then
+        /ppf/bootlist --sentinel $DIR/.bootlist-sentinel /tmp/bootlist.txt 2> $OUT/$name.bootlist &
+        bl=$!
+    fi
+    $R run --quiet ${SPIN_RATE:+--spin-rate=$SPIN_RATE} ${REPLAY_ARGS:-} --json $OUT/$name.json "$@" $tr $DIR/t
+    rc=$?
+    [ -n "$bl" ] && wait $bl
+    el=$(sed -n 's/.*"elapsed_ns": *\([0-9]*\).*/\1/p' $OUT/$name.json | head -1)
+    io=$(sed -n 's/.*"io_latency_ns": *\([0-9]*\).*/\1/p' $OUT/$name.json | head -1)
+    say "run $name rc=$rc elapsed_ns=$el io_latency_ns=$io"
+}
+
+make_bootlist() {  # from the previous run's events: ranges in order of use
+    awk -F'\t' -v d="$DIR/t/" 'NR > 1 && ($3 == "read" || $3 == "mmap" || $3 == "exec") &&
+        $10 == "ok" && index($14, d) == 1 {
+            off = $12; len = $13; if ($3 == "exec" || len < 0) { off = 0; len = 0 }
+            print off, len, $14 }' /tmp/events.tsv > /tmp/bootlist.txt
+    say "bootlist: $(wc -l < /tmp/bootlist.txt) ranges"
+}
+
+i=1
+while [ $i -le $WARMUPS ]; do
+    ev=
+    [ "$BOOTLIST" = 1 ] && [ $i = $WARMUPS ] && ev="--events /tmp/events.tsv"
+    replay warmup-$i ${WARMUP_TRACE:-$TRACE} --cold $ev
+    i=$((i + 1))
+done
+[ "$BOOTLIST" = 1 ] && make_bootlist
+reads_of() {  # the per-read latencies of a run (for distributions), then drop the events
+    awk -F'\t' 'NR > 1 && $3 == "read" && $10 == "ok" { print $8, $9 }' /tmp/ev.tsv |
+        gzip > $OUT/$1.reads.gz
+    rm -f /tmp/ev.tsv
+}
+i=1
+while [ $i -le $RUNS ]; do
+    [ -n "${INTERLUDE_TRACE:-}" ] && replay interlude-$i $INTERLUDE_TRACE --cold
+    replay cold-$i $TRACE --cold --events /tmp/ev.tsv; reads_of cold-$i; i=$((i + 1))
+done
+i=1
+while [ $i -le $HOT_RUNS ]; do replay hot-$i $TRACE --events /tmp/ev.tsv; reads_of hot-$i; i=$((i + 1)); done
+
+if [ "$BLKTRACE" = 1 ]; then
+    mkdir -p /tmp/bt
+    cd /tmp/bt
+    blktrace -d /dev/nullb0 -a queue -a complete -o bt > /dev/null 2>&1 &
+    btpid=$!
+    sleep 1
+    replay blktrace $TRACE --cold
+    sleep 1
+    kill -INT $btpid; wait $btpid
+    blkparse -q -i bt -f '%T.%9t %a %d %S %n %p %C\n' 2>/dev/null |
+        grep -E '^[0-9.]+ [QC] ' > $OUT/blktrace.txt
+    say "blktrace: $(wc -l < $OUT/blktrace.txt) events"
+    cd /
+fi
+
+cat /proc/predictive_prefetch > $OUT/ppf-stats.txt
+cat /proc/predictive_prefetch
+cat /proc/meminfo > $OUT/meminfo.txt
+umount $DIR
+echo "<<<PPF-EVAL-RESULTS>>>"
+tar -C $OUT -czf - . | base64
+echo "<<<PPF-EVAL-RESULTS-END>>>"

@@ -1,0 +1,139 @@
+"""Cached builds: test kernel, module, ppf-replay, guest helpers, initramfs,
+the workload's ext4 image.  Everything big lives under $PPF_CACHE/eval."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence
+
+from .workloads import TOP, Workload
+
+CACHE = Path(os.environ.get("PPF_CACHE", "/var/cache/ppf")) / "eval"
+GUEST = TOP / "eval" / "guest"
+REPLAY = TOP / "userspace" / "trace-replay" / "replay" / "ppf-replay"
+
+# tests/kernel/run_tests.py: build_kernel / build_module / ensure_packages
+sys.path.insert(0, str(TOP / "tests" / "kernel"))
+import run_tests as kt  # noqa: E402
+
+PACKAGES = ["e2fsprogs", "gcc", "libc6-dev", "make", "python3", "qemu-system-x86",
+            "zlib1g-dev", "busybox-static", "python3-matplotlib", "blktrace"]
+
+
+def log(msg: str) -> None:
+    print(f"harness: {msg}", file=sys.stderr, flush=True)
+
+
+def sh(cmd: Sequence[object], **kw) -> subprocess.CompletedProcess:
+    return subprocess.run([str(c) for c in cmd], check=True, text=True, **kw)
+
+
+def ensure_packages(extra: Sequence[str] = ()) -> None:
+    """Install what is missing (scripts/install-deps.sh says what it does)."""
+    missing = []
+    for p in [*PACKAGES, *extra]:
+        r = subprocess.run(["dpkg-query", "-W", "-f=${Status}", p], text=True,
+                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        if "install ok installed" not in r.stdout:
+            missing.append(p)
+    if missing:
+        log(f"installing {' '.join(missing)} (apt)")
+        kt.ensure_packages(missing)
+
+
+class Built:
+    """Paths of everything a VM needs, built once per process."""
+
+    def __init__(self, fio: bool = False) -> None:
+        t0 = time.monotonic()
+        CACHE.mkdir(parents=True, exist_ok=True)
+        log("building the test kernel (cached)")
+        self.kdir = kt.build_kernel("base")
+        log(f"building the module against {self.kdir}")
+        kt.CACHE = CACHE  # a module build dir of our own: kernel tests may run meanwhile
+        self.ko = kt.build_module(self.kdir)
+        log("building ppf-replay (static)")
+        sh(["make", "-s", "-C", TOP / "userspace" / "trace-replay", "replay"])
+        self.replay = REPLAY
+        self.helpers = self._helpers()
+        self.initrd = self._initramfs(fio)
+        self.seconds = time.monotonic() - t0
+
+    def _helpers(self) -> Dict[str, Path]:
+        out = {}
+        d = CACHE / "bin"
+        d.mkdir(parents=True, exist_ok=True)
+        for name in ("bootlist", "nbcopy"):
+            src = GUEST / f"{name}.c"
+            dst = d / name
+            if not dst.exists() or dst.stat().st_mtime < src.stat().st_mtime:
+                sh(["gcc", "-static", "-O2", "-Wall", "-Wextra", "-Werror", "-o", dst, src])
+            out[name] = dst
+        return out
+
+    def _initramfs(self, fio: bool) -> Path:
+        name = "initramfs-fio.cpio" if fio else "initramfs-blktrace.cpio"
+        out = CACHE / name
+        script = TOP / "eval" / "vm" / "initramfs.sh"
+        if not out.exists() or out.stat().st_mtime < script.stat().st_mtime:
+            sh([script, "-o", out, "--fio" if fio else "--blktrace"],
+               stdout=subprocess.DEVNULL)
+        return out
+
+    def identity(self) -> Dict[str, str]:
+        def git(*a: str) -> str:
+            r = subprocess.run(["git", "-C", str(TOP), *a], text=True,
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+            return r.stdout.strip()
+        h = hashlib.sha256(self.ko.read_bytes()).hexdigest()[:12]
+        return {"git": git("rev-parse", "--short", "HEAD"),
+                "dirty": "yes" if git("status", "--porcelain", "--", "fs", "mm", "models",
+                                      "Kbuild") else "no",
+                "kdir": self.kdir.name, "module_sha256": h,
+                "replay_sha256": hashlib.sha256(self.replay.read_bytes()).hexdigest()[:12]}
+
+
+def sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:12]
+
+
+def workload_image(w: Workload, trace: Path) -> (Path, int):
+    """The workload's file tree (ppf-replay build-tree) as an ext4 image,
+    tree under /t.  Returns (image, size in MiB).  Cached by trace digest."""
+    key = f"{w.name}-{sha(trace)}-{w.room_mb}-v2"
+    img = CACHE / "images" / f"{key}.img"
+    if img.exists():
+        return img, img.stat().st_size >> 20
+    t0 = time.monotonic()
+    img.parent.mkdir(parents=True, exist_ok=True)
+    stage = CACHE / "trees" / key
+    if stage.exists():
+        shutil.rmtree(stage)
+    (stage / "t").mkdir(parents=True)
+    log(f"building {w.name}'s file tree (ppf-replay build-tree)")
+    sh([REPLAY, "build-tree", trace, stage / "t"], stdout=subprocess.DEVNULL)
+    du = int(sh(["du", "-sm", "--apparent-size", stage], stdout=subprocess.PIPE)
+             .stdout.split()[0])
+    nfiles = int(sh(["sh", "-c", f"find {stage} | wc -l"], stdout=subprocess.PIPE).stdout)
+    size_mb = int(du * 1.10) + nfiles * 8 // 1024 + w.room_mb + 64
+    size_mb = (size_mb + 63) // 64 * 64
+    tmp = img.with_suffix(".tmp")
+    # fixed UUID and directory hash seed: the same image on every machine
+    # lazy_itable_init=0: inode tables zeroed now, so the kernel's ext4lazyinit
+    # thread has nothing to do in the guest (it wrote to the disk during the
+    # runs after a random start delay: a source of run-to-run differences)
+    sh(["mkfs.ext4", "-q", "-F", "-b", "4096", "-U", "5eed0000-0000-4000-8000-00000000ee74",
+        "-E", "hash_seed=5eed0000-0000-4000-8000-00000000ee75,"
+        "lazy_itable_init=0,lazy_journal_init=0", "-d", stage, tmp,
+        f"{size_mb}M"], env={**os.environ, "E2FSPROGS_FAKE_TIME": "1735689600"})
+    tmp.rename(img)
+    shutil.rmtree(stage)
+    log(f"image {img} ({size_mb} MiB, tree {du} MiB, {nfiles} entries) "
+        f"in {time.monotonic() - t0:.0f} s")
+    return img, size_mb

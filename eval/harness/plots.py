@@ -1,0 +1,113 @@
+"""Figures in the paper's spirit (matplotlib, PNG, small) under docs/figures/."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+from typing import Any, Dict, List
+
+try:
+    import matplotlib
+except ImportError:  # Debian's python3-matplotlib, for another CPython 3.11 (pyenv)
+    import sys
+    sys.path.append("/usr/lib/python3/dist-packages")
+    import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+from .report import FIGURES  # noqa: E402
+
+
+def reductions(s: Dict[str, Any]) -> Path:
+    rows = [r for r in s["rows"] if r["config"] != "none" and r.get("io_red") is not None]
+    labels = [r["label"] for r in rows]
+    x = range(len(rows))
+    w = 0.27
+    fig, ax = plt.subplots(figsize=(max(6, 0.55 * len(rows) + 2), 3.6), dpi=90)
+    for i, (k, name) in enumerate((("elapsed_red", "elapsed time"),
+                                   ("io_red", "total I/O latency"),
+                                   ("read_red", "read latency (mean)"))):
+        ax.bar([xi + (i - 1) * w for xi in x], [r[k] for r in rows], w, label=name)
+    ax.axhline(0, color="black", lw=0.6)
+    ax.set_xticks(list(x))
+    ax.set_xticklabels(labels, rotation=45, ha="right", fontsize=8)
+    ax.set_ylabel("reduction vs no prefetching (%)")
+    ax.set_title(f"{s['workload']}, {s['profile']}, cold cache "
+                 f"({s['warmups']} warm-ups; labels: partition size / model order)", fontsize=9)
+    ax.legend(fontsize=8)
+    ax.grid(axis="y", lw=0.3)
+    fig.tight_layout()
+    out = FIGURES / f"{s['experiment']}-reductions.png"
+    fig.savefig(out)
+    plt.close(fig)
+    return out
+
+
+def latency_cdf(s: Dict[str, Any], root: Path) -> Path:
+    fig, ax = plt.subplots(figsize=(6, 3.6), dpi=90)
+    for r in s["rows"]:
+        name = "hot-1" if r["cache"] == "hot" else "cold-1"
+        p = root / r["config"] / f"{name}.reads.gz"
+        if not p.exists() or (r["model"] == "pcm" and r["config"] != "pcm-64-4"):
+            continue
+        if r["model"] == "epcm" and r["config"] not in ("epcm-64-51", "epcm-4-3"):
+            continue
+        lat = sorted(max(int(l.split()[0]), 1) / 1e3 for l in gzip.open(p, "rt") if l.strip())
+        n = len(lat)
+        ax.step(lat, [1 - i / n for i in range(n)], where="post", label=r["label"], lw=1)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("read latency (us, log)")
+    ax.set_ylabel("fraction of reads taking longer (log)")
+    ax.set_title(f"{s['workload']}, {s['profile']}: read latency distribution "
+                 "(first measured run)", fontsize=9)
+    ax.legend(fontsize=7)
+    ax.grid(lw=0.3)
+    fig.tight_layout()
+    out = FIGURES / f"{s['experiment']}-latency.png"
+    fig.savefig(out)
+    plt.close(fig)
+    return out
+
+
+def blk_timeline(s: Dict[str, Any], root: Path) -> List[Path]:
+    panels = [(r, root / r["config"] / "blktrace.txt") for r in s["rows"]]
+    panels = [(r, p) for r, p in panels if p.exists()]
+    if not panels:
+        return []
+    fig, axes = plt.subplots(len(panels), 1, figsize=(7, 2.4 * len(panels)), dpi=90,
+                             sharex=True, squeeze=False)
+    for ax, (r, p) in zip(axes[:, 0], panels):
+        groups: Dict[str, List[tuple]] = {"demand (ppf-replay)": [],
+                                          "prefetch (kworker / ppf)": [], "other": []}
+        for line in p.read_text().splitlines():
+            t, act, rwbs, sector, nblk, pid, *comm = line.split()
+            if act != "Q" or "R" not in rwbs:
+                continue
+            c = " ".join(comm)
+            key = ("demand (ppf-replay)" if c.startswith("ppf-replay") else
+                   "prefetch (kworker / ppf)" if c.startswith(("kworker", "ppf")) else "other")
+            groups[key].append((float(t), int(sector) * 512 / 2**20, int(nblk) * 512 / 1024))
+        for (k, pts), col in zip(groups.items(), ("tab:red", "tab:green", "tab:gray")):
+            if pts:
+                ax.scatter([x[0] for x in pts], [x[1] for x in pts], s=2, c=col,
+                           label=f"{k}: {len(pts)} reqs, {sum(x[2] for x in pts) / 1024:.0f} MiB")
+        ax.set_ylabel("offset (MiB)")
+        ax.set_title(f"{r['label']}: block read requests (blktrace, queue events)", fontsize=9)
+        ax.legend(fontsize=7, markerscale=4, loc="upper right")
+    axes[-1, 0].set_xlabel("time since blktrace start (s, guest clock)")
+    fig.tight_layout()
+    out = FIGURES / f"{s['experiment']}-blktrace.png"
+    fig.savefig(out)
+    plt.close(fig)
+    return [out]
+
+
+def all_figures(s: Dict[str, Any], root: Path) -> List[Path]:
+    FIGURES.mkdir(parents=True, exist_ok=True)
+    out = []
+    if len(s["rows"]) > 1:
+        out.append(reductions(s))
+    out.append(latency_cdf(s, root))
+    out += blk_timeline(s, root)
+    return out

@@ -1,0 +1,155 @@
+"""Summary tables (printed and JSON) and figures from an experiment's results."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import statistics
+from pathlib import Path
+from typing import Any, Dict, List, Optional
+
+from .runner import RESULTS, load_experiment
+from .workloads import TOP
+
+FIGURES = TOP / "docs" / "figures"
+SUMMARIES = TOP / "eval" / "results"
+
+
+def _runs(d: Path, prefix: str) -> List[Dict[str, Any]]:
+    return [json.loads(p.read_text()) for p in sorted(d.glob(f"{prefix}-*.json"))]
+
+
+def _mean(xs: List[float]) -> Optional[float]:
+    return statistics.fmean(xs) if xs else None
+
+
+def summarize_config(d: Path, cache: str) -> Optional[Dict[str, Any]]:
+    runs = _runs(d, cache)
+    if not runs:
+        return None
+    rd = [r["read"] for r in runs]
+    s = {
+        "runs": len(runs),
+        "elapsed_s": _mean([r["elapsed_ns"] / 1e9 for r in runs]),
+        "think_s": _mean([r["think_ns"] / 1e9 for r in runs]),
+        "io_latency_s": _mean([r["io_latency_ns"] / 1e9 for r in runs]),
+        "read_latency_total_s": _mean([x["latency"]["sum_ns"] / 1e9 for x in rd]),
+        "read_mean_us": _mean([x["latency"]["mean_ns"] / 1e3 for x in rd]),
+        "read_p50_us": _mean([x["latency"]["p50_ns"] / 1e3 for x in rd]),
+        "read_p99_us": _mean([x["latency"]["p99_ns"] / 1e3 for x in rd]),
+        "reads": rd[0]["latency"]["count"],
+        "hits": _mean([x["hits"] for x in rd]),
+        "partial": _mean([x["partial"] for x in rd]),
+        "misses": _mean([x["misses"] for x in rd]),
+        "mmap_misses": _mean([r["mmap"]["misses"] + r["mmap"]["partial"] for r in runs]),
+        "unexpected_errors": sum(r["errors"]["unexpected"] for r in runs),
+        "elapsed_runs_s": [r["elapsed_ns"] / 1e9 for r in runs],
+    }
+    meta = d / "meta.json"
+    if meta.exists():
+        s["host_s"] = json.loads(meta.read_text())["host_s"]
+    st = d / "ppf-stats.txt"
+    if st.exists():
+        kv = dict(l.split() for l in st.read_text().splitlines() if len(l.split()) == 2)
+        s["ppf"] = {k: int(kv[k]) for k in ("prefetch_issued", "pages_requested",
+                                          "prefetch_useful", "prefetch_wasted", "worker_ns")
+                    if k in kv}
+    return s
+
+
+def summarize(name: str) -> Dict[str, Any]:
+    exp = load_experiment(name)
+    root = RESULTS / exp["name"]
+    rows: List[Dict[str, Any]] = []
+    for c in exp["configs_expanded"]:
+        s = summarize_config(root / c.name, "hot" if c.cache == "hot" else "cold")
+        if s is None:
+            continue
+        rows.append({"config": c.name, "label": c.label, "model": c.model, "ps": c.ps,
+                     "order": c.order, "cache": c.cache, **s})
+    # reductions: cold rows against no prefetching (cold); the "hot" row too
+    # (the bound); other hot rows against "hot" (the cost of the module there)
+    cold_base = next((r for r in rows if r["config"] == "none"), None)
+    hot_base = next((r for r in rows if r["config"] == "hot"), None)
+    for r in rows:
+        base = hot_base if r["cache"] == "hot" and r["config"] != "hot" else cold_base
+        r["baseline"] = base["config"] if base else None
+        if base:
+            for k, out in (("elapsed_s", "elapsed_red"), ("io_latency_s", "io_red"),
+                           ("read_mean_us", "read_red")):
+                r[out] = 100.0 * (1 - r[k] / base[k]) if base[k] else None
+    # determinism: the same configuration in two boots
+    det = []
+    for c in exp["configs_expanded"]:
+        d1, d2 = root / c.name, root / f"{c.name}.boot2"
+        if not d2.exists():
+            continue
+        cache = "hot" if c.cache == "hot" else "cold"
+        for a, b in zip(_runs(d1, cache), _runs(d2, cache)):
+            rel = abs(a["elapsed_ns"] - b["elapsed_ns"]) / a["elapsed_ns"] * 100
+            det.append({"config": c.name, "elapsed_ns": [a["elapsed_ns"], b["elapsed_ns"]],
+                        "io_latency_ns": [a["io_latency_ns"], b["io_latency_ns"]],
+                        "diff_pct": rel})
+    info = root / "experiment.json"
+    calib = RESULTS / "profiles" / exp["profile"] / "calibration.json"
+    return {"experiment": exp["name"], "workload": exp["workload"], "profile": exp["profile"],
+            "warmups": exp["warmups"], "runs": exp["runs"],
+            "replay_args": exp.get("replay_args", ""),
+            "spin_rate": exp["spin_rate"], "icount_shift": exp["icount_shift"],
+            "run": json.loads(info.read_text()) if info.exists() else None,
+            "calibration": json.loads(calib.read_text()) if calib.exists() else None,
+            "rows": rows, "determinism": det}
+
+
+def f(x: Any, fmt: str = "{:.2f}") -> str:
+    return "-" if x is None else fmt.format(x)
+
+
+def table(s: Dict[str, Any]) -> str:
+    hdr = ("| config | elapsed s | think s | I/O latency s | read mean us | p50 | p99 | "
+           "hit / partial / miss | elapsed red. | I/O red. | read red. | host s |")
+    out = [hdr, "|" + "---|" * 12]
+    for r in s["rows"]:
+        out.append("| " + " | ".join([
+            r["label"], f(r["elapsed_s"], "{:.3f}"), f(r["think_s"]), f(r["io_latency_s"], "{:.3f}"),
+            f(r["read_mean_us"], "{:.0f}"), f(r["read_p50_us"], "{:.1f}"),
+            f(r["read_p99_us"], "{:.0f}"),
+            f"{r['hits']:.0f} / {r['partial']:.0f} / {r['misses']:.0f}",
+            f(r.get("elapsed_red"), "{:+.1f}%"), f(r.get("io_red"), "{:+.1f}%"),
+            f(r.get("read_red"), "{:+.1f}%"), f(r.get("host_s"), "{:.0f}")]) + " |")
+    return "\n".join(out)
+
+
+def det_table(s: Dict[str, Any]) -> str:
+    if not s["determinism"]:
+        return "(no configuration booted twice)"
+    out = ["| config | elapsed boot 1 ns | elapsed boot 2 ns | difference |", "|---|---|---|---|"]
+    for d in s["determinism"]:
+        out.append(f"| {d['config']} | {d['elapsed_ns'][0]:,} | {d['elapsed_ns'][1]:,} | "
+                   f"{d['diff_pct']:.4f}% |")
+    return "\n".join(out)
+
+
+def report(name: str, figures: bool = True) -> Dict[str, Any]:
+    s = summarize(name)
+    print(f"\n## {s['experiment']}: {s['workload']} on {s['profile']}, "
+          f"{s['warmups']} warm-ups, {s['runs']} measured runs\n")
+    c = s["calibration"]
+    if c:
+        print(f"disk check (fio in the guest): random 4 KiB qd1 "
+              f"{c['rand4k_qd1']['lat_mean_us']:.0f} us mean; sequential 1 MiB "
+              f"{c['seq1m']['MB_s']:.1f} MB/s\n")
+    print(table(s))
+    print("\ndeterminism (same configuration, two boots):\n")
+    print(det_table(s))
+    SUMMARIES.mkdir(parents=True, exist_ok=True)
+    (SUMMARIES / f"{s['experiment']}.json").write_text(json.dumps(s, indent=1) + "\n")
+    print(f"\nsummary: {SUMMARIES / (s['experiment'] + '.json')}")
+    if figures:
+        try:
+            from . import plots
+            for p in plots.all_figures(s, RESULTS / s["experiment"]):
+                print(f"figure: {p}")
+        except ImportError as e:
+            print(f"no figures: {e} (apt-get install python3-matplotlib)")
+    return s

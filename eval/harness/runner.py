@@ -1,0 +1,308 @@
+"""Run an experiment: one VM per configuration (eval/vm/run.py), results
+collected as one JSON per replay under $PPF_CACHE/eval/results/EXPERIMENT/."""
+
+from __future__ import annotations
+
+import base64
+import concurrent.futures as cf
+import dataclasses
+import io
+import json
+import math
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tarfile
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any, Dict, List, Optional
+
+from . import build
+from .profiles import PROFILES, Profile
+from .workloads import TOP, WORKLOADS, Workload
+
+EXPERIMENTS = TOP / "eval" / "experiments"
+RESULTS = build.CACHE / "results"
+RUN_PY = TOP / "eval" / "vm" / "run.py"
+MODELS = ("none", "last_successor", "pcm", "epcm", "bootlist")
+# Spin rate of the replay's think time (iterations per us), fixed so every
+# boot does the same work: the value ppf-replay's calibration measured in the
+# test VM at icount shift 2 (see docs/results.md, "Determinism").
+DEFAULT_SPIN_RATE = "83"  # = CALIBRATED_SPIN_RATE
+
+
+@dataclasses.dataclass
+class Config:
+    name: str
+    model: str = "none"          # none | last_successor | pcm | epcm | bootlist
+    ps: int = 64
+    order: int = 51
+    cache: str = "cold"          # cold | hot (measured runs)
+
+    @property
+    def label(self) -> str:
+        if self.model in ("pcm", "epcm"):
+            lab = f"{self.model} {self.ps}/{self.order}"
+            return lab + " (hot)" if self.cache == "hot" else lab
+        return self.name
+
+
+def load_experiment(name: str) -> Dict[str, Any]:
+    p = Path(name)
+    if not p.exists():
+        p = EXPERIMENTS / f"{name}.json"
+    exp = json.loads(p.read_text())
+    exp.setdefault("name", p.stem)
+    exp.setdefault("warmups", 3)
+    exp.setdefault("runs", 2)
+    exp.setdefault("hot_runs", 0)
+    exp.setdefault("repeat", [])
+    exp.setdefault("blktrace", [])
+    exp.setdefault("icount_shift", 2)
+    exp.setdefault("spin_rate", DEFAULT_SPIN_RATE)
+    exp["configs_expanded"] = expand(exp["configs"])
+    return exp
+
+
+def expand(specs: List[Dict[str, Any]]) -> List[Config]:
+    out: List[Config] = []
+    for s in specs:
+        if "shapes" in s:
+            for ps, order in s["shapes"]:
+                out.append(Config(f"{s['model']}-{ps}-{order}", s["model"], ps, order,
+                                  s.get("cache", "cold")))
+        else:
+            c = Config(**s)
+            if c.model not in MODELS:
+                raise SystemExit(f"harness: unknown model {c.model}")
+            out.append(c)
+    return out
+
+
+def trace_of(exp: Dict[str, Any], key: str = "trace") -> Optional[Path]:
+    """A trace: the workload's (default), a path, or {"random": SEED} (synth.py),
+    or {"workload": NAME}.  None when key is absent (other than "trace")."""
+    t = exp.get(key)
+    if t is None:
+        return WORKLOADS[exp["workload"]].trace if key == "trace" else None
+    if isinstance(t, dict) and "random" in t:
+        from . import synth
+        return synth.random_order(WORKLOADS[exp["workload"]].trace, int(t["random"]))
+    if isinstance(t, dict) and "workload" in t:
+        return WORKLOADS[t["workload"]].trace
+    p = Path(t)
+    return p if p.is_absolute() else TOP / p
+
+
+CALIBRATED_SPIN_RATE = 83.0  # ppf-replay's calibration in the VM, icount shift 2
+
+
+def think_and_compute(trace: Path) -> Dict[str, int]:
+    """Recorded think time of a serial trace (ppf-replay's definition: the gap
+    since the latest end of any earlier call) and the untraced compute_ns."""
+    import gzip
+    think = end = 0
+    meta: Dict[str, int] = {}
+    with gzip.open(trace, "rt") as f:
+        for line in f:
+            if line.startswith("meta "):
+                k, _, v = line[5:].rstrip("\n").partition(" ")
+                if v.isdigit():
+                    meta[k] = int(v)
+                continue
+            if line.startswith(("ppf-trace", "file ", "#")) or not line.strip():
+                continue
+            start, dur = line.split(" ", 2)[:2]
+            start, dur = int(start), int(dur)
+            think += max(0, start - end)
+            end = max(end, start + dur)
+    return {"think_recorded_ns": think, "compute_ns": meta.get("compute_ns", 0)}
+
+
+def spin_rate(exp: Dict[str, Any]) -> str:
+    """"compute": think time scaled so that its total is the untraced run's
+    user+sys time (the recorded gaps also hold strace's per-process costs)."""
+    if str(exp["spin_rate"]) != "compute":
+        return str(exp["spin_rate"])
+    tc = think_and_compute(trace_of(exp))
+    exp["think_scale"] = tc["compute_ns"] / tc["think_recorded_ns"]
+    return f"{CALIBRATED_SPIN_RATE * exp['think_scale']:.3f}"
+
+
+def eval_conf(exp: Dict[str, Any], c: Config, blktrace: bool) -> str:
+    model_on = c.model in ("last_successor", "pcm", "epcm")
+    runs, hot = (exp["runs"], exp["hot_runs"]) if c.cache == "cold" else (0, exp["runs"])
+    v = {"TRACE": "/ppf/trace.gz", "WARMUPS": exp["warmups"], "RUNS": runs,
+         "HOT_RUNS": hot, "SPIN_RATE": spin_rate(exp),
+         "MODEL": c.model if model_on else "epcm", "PS": c.ps, "ORDER": c.order,
+         "MODEL_ON": int(model_on), "BOOTLIST": int(c.model == "bootlist"),
+         "BLKTRACE": int(blktrace),
+         "IMAGE": "/ppf/image.img" if exp.get("image_in_initramfs") else "/dev/vda",
+         **{k.upper(): f"/ppf/{k}.gz" for k in ("warmup_trace", "interlude_trace")
+            if exp.get(k) is not None}, "REPLAY_ARGS": f"'{exp.get('replay_args', '')}'"}
+    return "".join(f"{k}={val}\n" for k, val in v.items())
+
+
+def extract(log_text: str, dest: Path) -> bool:
+    m = re.search(r"<<<PPF-EVAL-RESULTS>>>\n(.*?)<<<PPF-EVAL-RESULTS-END>>>", log_text, re.S)
+    if not m:
+        return False
+    data = base64.b64decode("".join(l.strip() for l in m.group(1).splitlines()
+                                    if re.fullmatch(r"[A-Za-z0-9+/=]+", l.strip())))
+    with tarfile.open(fileobj=io.BytesIO(data)) as tf:
+        tf.extractall(dest, filter="data")
+    return True
+
+
+class Runner:
+    def __init__(self, built: build.Built, wall_clock: bool = False, jobs: int = 2,
+                 quiet: bool = False) -> None:
+        self.b = built
+        self.wall_clock = wall_clock
+        self.jobs = jobs
+        self.quiet = quiet
+        self.t0 = time.monotonic()
+        self.lock = threading.Lock()
+        self.procs: set = set()
+        # a stopped harness stops its VMs (run.py and QEMU, one session each)
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, self._stop)
+
+    def _stop(self, signum: int, _frame: Any) -> None:
+        with self.lock:
+            for p in self.procs:
+                try:
+                    os.killpg(p.pid, signal.SIGTERM)
+                except ProcessLookupError:
+                    pass
+        raise SystemExit(f"harness: stopped by signal {signum}")
+
+    def say(self, msg: str) -> None:
+        with self.lock:
+            print(f"[{time.monotonic() - self.t0:7.1f} s] {msg}", flush=True)
+
+    def boot(self, exp: Dict[str, Any], c: Config, tag: str, img: Path, img_mb: int,
+             out: Path, blktrace: bool) -> Dict[str, Any]:
+        w = WORKLOADS[exp["workload"]]
+        prof = PROFILES[exp["profile"]]
+        if out.exists():
+            shutil.rmtree(out)
+        out.mkdir(parents=True)
+        conf = out / "eval.conf"
+        conf.write_text(eval_conf(exp, c, blktrace))
+        trace = trace_of(exp)
+        gb = max(1, math.ceil(img_mb / 1024))
+        cmd = [sys.executable, RUN_PY, "--kernel", self.b.kdir, "--initrd", self.b.initrd,
+               "--script", TOP / "eval" / "guest" / "run-experiment.sh",
+               "--add", f"{self.b.ko}:/ppf/predictive_prefetch.ko",
+               "--add", f"{self.b.replay}:/ppf/ppf-replay",
+               "--add", f"{self.b.helpers['bootlist']}:/ppf/bootlist",
+               "--add", f"{self.b.helpers['nbcopy']}:/ppf/nbcopy",
+               "--add", f"{trace}:/ppf/trace.gz", "--add", f"{conf}:/ppf/eval.conf",
+               *[a for k in ("warmup_trace", "interlude_trace") if exp.get(k) is not None
+                 for a in ("--add", f"{trace_of(exp, k)}:/ppf/{k}.gz")],
+               *(["--add", f"{img}:/ppf/image.img"] if exp.get("image_in_initramfs")
+                 else ["--disk", f"{img}:ro"]),
+               "-m", w.memory, "--smp", "1",
+               "--icount-shift", str(exp["icount_shift"]),
+               "--timeout", str(w.timeout), "--log", out / "vm.log",
+               "--json", out / "vm.json", "-q"]
+        if self.wall_clock:
+            cmd.append("--wall-clock")
+        for p in prof.kernel_params(gb):
+            cmd += ["--append", p]
+        t = time.monotonic()
+        self.say(f"{exp['name']}: {tag} booting")
+        proc = subprocess.Popen([str(x) for x in cmd], text=True, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, start_new_session=True)
+        with self.lock:
+            self.procs.add(proc)
+        proc.communicate()
+        with self.lock:
+            self.procs.discard(proc)
+        res = proc
+        host_s = time.monotonic() - t
+        text = (out / "vm.log").read_text(errors="replace")
+        ok = extract(text, out)
+        meta = {"config": dataclasses.asdict(c), "tag": tag, "host_s": round(host_s, 1),
+                "build": self.b.identity(), "spin_rate": spin_rate(exp),
+                "run_py_status": res.returncode, "results": ok,
+                "vm": json.loads((out / "vm.json").read_text()) if (out / "vm.json").exists()
+                else None}
+        (out / "meta.json").write_text(json.dumps(meta, indent=1))
+        runs = sorted(p.stem for p in out.glob("*.json")
+                      if p.stem.startswith(("cold-", "hot-")))
+        summ = []
+        for r in runs:
+            j = json.loads((out / f"{r}.json").read_text())
+            err = j["errors"]["unexpected"] + j["errors"]["no_fd"]
+            summ.append(f"{r} {j['elapsed_ns'] / 1e9:.3f}s io {j['io_latency_ns'] / 1e9:.3f}s"
+                        + (f" UNEXPECTED ERRORS {err}" if err else ""))
+        status = "ok" if ok and res.returncode == 0 else f"FAILED (run.py {res.returncode})"
+        self.say(f"{exp['name']}: {tag} {status} in {host_s:.0f} s host: {'; '.join(summ)}")
+        if status != "ok":
+            self.say("  " + "\n  ".join(text.splitlines()[-25:]) + f"\n  log: {out}/vm.log")
+        return meta
+
+    def run(self, exp: Dict[str, Any], only: Optional[List[str]] = None) -> Path:
+        w = WORKLOADS[exp["workload"]]
+        img, img_mb = build.workload_image(w, trace_of(exp))
+        root = RESULTS / exp["name"]
+        root.mkdir(parents=True, exist_ok=True)
+        jobs = []
+        for c in exp["configs_expanded"]:
+            if only and c.name not in only:
+                continue
+            jobs.append((c, c.name, c.name in exp["blktrace"]))
+            if c.name in exp["repeat"]:
+                jobs.append((c, f"{c.name}.boot2", False))
+        self.say(f"{exp['name']}: {len(jobs)} VMs ({exp['workload']}, {exp['profile']}, "
+                 f"{exp['warmups']} warm-ups, {exp['runs']} runs), {self.jobs} at a time")
+        with cf.ThreadPoolExecutor(self.jobs) as ex:
+            futs = [ex.submit(self.boot, exp, c, tag, img, img_mb, root / tag, bt)
+                    for c, tag, bt in jobs]
+            for f in futs:
+                f.result()
+        info = {"experiment": {k: v for k, v in exp.items() if k != "configs_expanded"},
+                "build": self.b.identity(), "image_mb": img_mb,
+                "host_s": round(time.monotonic() - self.t0, 1)}
+        (root / "experiment.json").write_text(json.dumps(info, indent=1))
+        self.say(f"{exp['name']}: done, results in {root}")
+        return root
+
+
+def calibrate(built: build.Built, profile: Profile, shift: int = 2) -> Dict[str, Any]:
+    """fio on /dev/nullb1 of the profile: random 4 KiB qd1 and sequential 1 MiB."""
+    out = RESULTS / "profiles" / profile.name
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+    rand_ios = max(50, min(2000, int(2e9 / profile.completion_nsec)))
+    seq_mb = max(32, min(1024, profile.mbps * 3))
+    (out / "eval.conf").write_text(f"RAND_IOS={rand_ios}\nSEQ_MB={seq_mb}\n")
+    cmd = [sys.executable, RUN_PY, "--kernel", built.kdir, "--initrd", built.initrd,
+           "--script", TOP / "eval" / "guest" / "calibrate.sh",
+           "--add", f"{out / 'eval.conf'}:/ppf/eval.conf", "-m", "1536M", "--smp", "1",
+           "--icount-shift", str(shift), "--timeout", "900", "--log", out / "vm.log", "-q"]
+    for p in profile.kernel_params(1):
+        cmd += ["--append", p]
+    t = time.monotonic()
+    subprocess.run([str(x) for x in cmd], check=False)
+    if not extract((out / "vm.log").read_text(errors="replace"), out):
+        raise SystemExit(f"harness: calibration of {profile.name} failed, see {out}/vm.log")
+    rj = json.loads((out / "fio-rand.json").read_text())["jobs"][0]["read"]
+    sj = json.loads((out / "fio-seq.json").read_text())["jobs"][0]["read"]
+    res = {"profile": dataclasses.asdict(profile),
+           "rand4k_qd1": {"ios": rj["total_ios"], "lat_mean_us": rj["clat_ns"]["mean"] / 1e3,
+                          "lat_stddev_us": rj["clat_ns"]["stddev"] / 1e3,
+                          "iops": rj["iops"]},
+           "seq1m": {"MiB": sj["io_bytes"] >> 20, "MiB_s": sj["bw_bytes"] / 2**20,
+                     "MB_s": sj["bw_bytes"] / 1e6, "lat_mean_ms": sj["clat_ns"]["mean"] / 1e6},
+           "host_s": round(time.monotonic() - t, 1)}
+    (out / "calibration.json").write_text(json.dumps(res, indent=1))
+    return res

@@ -1,0 +1,84 @@
+"""A short deterministic evaluation for make test.
+
+Boots the test kernel three times (andrew on hdd-2001, file reads only:
+no prefetching twice, EPCM 64/51 once; 3 warm-up runs that also train the
+model, 1 measured cold run; the image travels in the initramfs, so the boots
+are bit-identical) and checks that
+  - every VM ran and every replay matched its recorded results,
+  - EPCM cuts total I/O latency by at least IO_FLOOR_PCT,
+  - EPCM removes at least MISS_FLOOR_PCT of the read misses,
+  - the two boots of the same configuration agree within 0.1% on elapsed time.
+The last line is "N passed, N failed".
+
+    python3 -m eval.harness selftest      (or python3 eval/harness/selftest.py)
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+if __package__ in (None, ""):  # run as a script
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+    __package__ = "eval.harness"
+
+from eval.harness import build, report, runner  # noqa: E402
+
+EXPERIMENT = "selftest-andrew"
+# Measured (docs/results.md, "The short test"): after 3 warm-ups EPCM 64/51
+# removed IO_MEASURED of andrew's total I/O latency and MISS_MEASURED of its
+# read misses on hdd-2001; the floors leave about half of that as margin.  The
+# run is deterministic (same numbers every time on every machine with this
+# kernel and QEMU), so the margin only covers changes to the code.
+IO_FLOOR_PCT = 1.2
+MISS_FLOOR_PCT = 40.0
+DET_PCT = 0.1
+
+
+def main() -> int:
+    t0 = time.monotonic()
+    passed = failed = 0
+
+    def check(desc: str, ok: bool, detail: str = "") -> None:
+        nonlocal passed, failed
+        print(f"{'ok  ' if ok else 'FAIL'} {desc}{': ' + detail if detail else ''}", flush=True)
+        if ok:
+            passed += 1
+        else:
+            failed += 1
+
+    build.ensure_packages()
+    b = build.Built()
+    exp = runner.load_experiment(EXPERIMENT)
+    runner.Runner(b, jobs=2).run(exp)
+    s = report.summarize(EXPERIMENT)
+    rows = {r["config"]: r for r in s["rows"]}
+    for c in ("none", "epcm-64-51"):
+        r = rows.get(c)
+        check(f"{c}: the VM ran and produced a measured run", r is not None)
+        if r is not None:
+            check(f"{c}: no unexpected replay errors", r["unexpected_errors"] == 0,
+                  str(r["unexpected_errors"]))
+    if "none" in rows and "epcm-64-51" in rows:
+        n, e = rows["none"], rows["epcm-64-51"]
+        check(f"epcm cuts total I/O latency by at least {IO_FLOOR_PCT}%",
+              e["io_red"] >= IO_FLOOR_PCT,
+              f"{n['io_latency_s']:.3f} s -> {e['io_latency_s']:.3f} s ({e['io_red']:+.1f}%)")
+        miss_red = 100.0 * (1 - e["misses"] / n["misses"]) if n["misses"] else 0.0
+        check(f"epcm removes at least {MISS_FLOOR_PCT}% of the read misses",
+              miss_red >= MISS_FLOOR_PCT,
+              f"{n['misses']:.0f} -> {e['misses']:.0f} ({-miss_red:+.1f}%)")
+    det = s["determinism"]
+    check("no prefetching was booted twice", len(det) > 0)
+    for d in det:
+        check(f"{d['config']}: two boots agree within {DET_PCT}% on elapsed time",
+              d["diff_pct"] <= DET_PCT,
+              f"{d['elapsed_ns'][0]:,} vs {d['elapsed_ns'][1]:,} ns ({d['diff_pct']:.4f}%)")
+    print(f"selftest: {time.monotonic() - t0:.0f} s of host time")
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
