@@ -4,7 +4,8 @@
 # Kbuild (see Kbuild and Kconfig); this Makefile builds the models into the
 # simulator, tests, fuzzers and benchmark, and runs them.
 #
-#   make demo     the models scored on the recorded GNU ld link trace
+#   make demo     the GNU ld link replayed cold in the test VM, without prefetching and with EPCM
+#   make sim-demo the models scored on the recorded GNU ld link trace (no VM, seconds)
 #   make test     every test: unit, invariants, trace format, simulator, fuzzers
 #   make bench    the models' speed and memory (a benchmark: reports, asserts nothing)
 #   make bench-instructions   the same as instruction and cache-miss counts (valgrind)
@@ -30,7 +31,7 @@ TRACES		:= eval/workloads/gnuld/gnuld.trace.gz \
 		   eval/workloads/andrew/andrew.trace.gz \
 		   eval/workloads/glimpse/glimpse.trace.gz
 
-.PHONY: all demo test bench bench-instructions sweep deps deps-test clean FORCE
+.PHONY: all demo sim-demo test bench bench-instructions sweep deps deps-test clean FORCE
 
 all: $(BUILD)/ppf-sim $(BUILD)/ppf-bench
 
@@ -60,7 +61,10 @@ $(BUILD)/fuzz_model: tests/fuzz/fuzz_model.c $(MODEL_SRCS) $(MODEL_HDRS) | $(BUI
 	$(CLANG) $(PPF_CFLAGS) -O1 -fsanitize=fuzzer,address,undefined \
 		-fno-sanitize-recover=undefined -o $@ $(MODEL_SRCS) $<
 
-demo: deps $(BUILD)/ppf-sim
+demo: deps
+	python3 -m eval.harness demo
+
+sim-demo: deps $(BUILD)/ppf-sim
 	@echo "== ppf-sim: every model on the GNU ld link trace, after $(PASSES) training passes =="
 	$(BUILD)/ppf-sim --sweep --passes $(PASSES) --json $(BUILD)/demo.json eval/workloads/gnuld/gnuld.trace.gz
 	@echo "(precision: predictions opened within 16 events; coverage: opens predicted before they happened;"
