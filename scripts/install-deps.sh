@@ -29,10 +29,13 @@ for p in "${want[@]}"; do
 done
 [[ ${#missing[@]} -eq 0 ]] && exit 0
 echo "install-deps: installing ${missing[*]}"
+sudo=
 if [[ $(id -u) -ne 0 ]]; then
-	echo "install-deps: need root to run: apt-get install ${missing[*]}" >&2
-	exit 1
+	if ! command -v sudo >/dev/null; then
+		echo "install-deps: need root to run: apt-get install ${missing[*]}" >&2
+		exit 1
+	fi
+	sudo=sudo
 fi
-export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq
-apt-get install -y -qq --no-install-recommends "${missing[@]}"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"

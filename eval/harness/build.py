@@ -36,15 +36,7 @@ def sh(cmd: Sequence[object], **kw) -> subprocess.CompletedProcess:
 
 def ensure_packages(extra: Sequence[str] = ()) -> None:
     """Install what is missing (scripts/install-deps.sh says what it does)."""
-    missing = []
-    for p in [*PACKAGES, *extra]:
-        r = subprocess.run(["dpkg-query", "-W", "-f=${Status}", p], text=True,
-                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-        if "install ok installed" not in r.stdout:
-            missing.append(p)
-    if missing:
-        log(f"installing {' '.join(missing)} (apt)")
-        kt.ensure_packages(missing)
+    kt.ensure_packages([*PACKAGES, *extra])
 
 
 class Built:

@@ -47,19 +47,9 @@ done
 log() { echo "build.sh: $*" >&2; }
 trap 'log "failed (line $LINENO: $BASH_COMMAND)"' ERR
 
+# Only what is missing; its progress goes to stderr (stdout is KDIR alone).
 install_packages() {
-    local missing=() p
-    for p in "${PACKAGES[@]}"; do
-        dpkg-query -W -f '${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' \
-            || missing+=("$p")
-    done
-    [[ ${#missing[@]} -eq 0 ]] && return 0
-    log "installing ${missing[*]}"
-    local sudo=
-    [[ $(id -u) -ne 0 ]] && sudo=sudo
-    $sudo apt-get update -qq >&2
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
-        "${missing[@]}" >&2
+    "$HERE/../../scripts/install-deps.sh" --packages "${PACKAGES[@]}" >&2
 }
 
 fragments() {

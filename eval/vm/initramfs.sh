@@ -51,16 +51,7 @@ done
 log() { echo "initramfs.sh: $*" >&2; }
 
 install_packages() {
-    local missing=() p
-    for p in "$@"; do
-        dpkg-query -W -f '${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' \
-            || missing+=("$p")
-    done
-    [[ ${#missing[@]} -eq 0 ]] && return 0
-    log "installing ${missing[*]}"
-    apt-get update -qq >&2
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-        "${missing[@]}" >&2
+    "$HERE/../../scripts/install-deps.sh" --packages "$@" >&2
 }
 
 # copy_bin ROOT PATH DEST: executable + its ldd libraries at their host paths
