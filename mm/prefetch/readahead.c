@@ -43,12 +43,18 @@
 #define PPF_WASTE_EVENTS	1024
 #define PPF_INFLIGHT_RECORDS	256
 #define PPF_PENDING_RECORDS	1024
-/* Most in-flight records re-checked per prefetch. */
+/* Most in-flight records found still reading per reap. */
 #define PPF_REAP_BATCH		8
 
+/*
+ * One readahead started: the pages it covers, @first and @span, and how
+ * many of them were not cached and so counted as in flight, @nr.  @nr is 0
+ * once the readahead has been seen to finish.
+ */
 struct ppf_issue {
 	u32 id;
 	pgoff_t first;
+	unsigned long span;
 	unsigned long nr;
 	u64 seq;
 };
@@ -117,7 +123,7 @@ static bool ppf_issue_done(const struct ppf_issue *r)
 		return true;
 	dentry = ppf_decode(sb, f);
 	if (!IS_ERR_OR_NULL(dentry)) {
-		ppf_pages_cached(d_inode(dentry)->i_mapping, r->first, r->nr,
+		ppf_pages_cached(d_inode(dentry)->i_mapping, r->first, r->span,
 				 &reading);
 		dput(dentry);
 	}
@@ -125,22 +131,69 @@ static bool ppf_issue_done(const struct ppf_issue *r)
 	return !reading;
 }
 
-/* Retire finished readahead from the head of the in-flight list. */
+/* Move the head of the in-flight list over retired records. */
+static void ppf_inflight_skip_retired(void)
+{
+	while (ppf_inflight_head != ppf_inflight_tail &&
+	       !ppf_inflight[ppf_inflight_head % PPF_INFLIGHT_RECORDS].nr)
+		ppf_inflight_head++;
+}
+
+/*
+ * Retire the readahead that has finished.  Reads finish out of order (a
+ * small file's before a large one's, a failed one at once), so every
+ * record is looked at, not just the oldest: a finished one is retired where
+ * it stands and the head moves over retired records.  A record is retired
+ * once, so the cost per readahead started is constant, and the records
+ * found still reading are bounded by PPF_REAP_BATCH per call.
+ */
 static void ppf_inflight_reap(void)
 {
 	unsigned int checks = PPF_REAP_BATCH;
+	unsigned int i;
 
-	while (ppf_inflight_head != ppf_inflight_tail && checks--) {
-		struct ppf_issue *r = &ppf_inflight[ppf_inflight_head % PPF_INFLIGHT_RECORDS];
+	for (i = ppf_inflight_head; i != ppf_inflight_tail && checks; i++) {
+		struct ppf_issue *r = &ppf_inflight[i % PPF_INFLIGHT_RECORDS];
 
-		if (!ppf_issue_done(r))
-			break;
+		if (!r->nr)
+			continue;
+		if (!ppf_issue_done(r)) {
+			checks--;
+			continue;
+		}
 		ppf_inflight_pages -= r->nr;
-		ppf_inflight_head++;
+		r->nr = 0;
 	}
+	ppf_inflight_skip_retired();
 }
 
-static void ppf_inflight_add(u32 id, pgoff_t first, unsigned long nr, u64 seq)
+/*
+ * The file of the readahead started at event @seq was opened: whatever of it
+ * is still being read is now read for the task that opened it, and no
+ * longer counts against max_inflight_kb, which bounds speculative I/O only
+ * (counting it would stop prefetching just when predictions come true).
+ * Records are in event order: only those from @seq on are looked at.
+ */
+static void ppf_inflight_demanded(u32 id, u64 seq)
+{
+	unsigned int i = ppf_inflight_tail;
+
+	while (i != ppf_inflight_head) {
+		struct ppf_issue *r = &ppf_inflight[--i % PPF_INFLIGHT_RECORDS];
+
+		if (r->seq < seq)
+			break;
+		if (r->id == id && r->seq == seq) {
+			ppf_inflight_pages -= r->nr;
+			r->nr = 0;
+			break;
+		}
+	}
+	ppf_inflight_skip_retired();
+}
+
+static void ppf_inflight_add(u32 id, pgoff_t first, unsigned long span,
+			     unsigned long nr, u64 seq)
 {
 	struct ppf_issue *r;
 
@@ -150,7 +203,9 @@ static void ppf_inflight_add(u32 id, pgoff_t first, unsigned long nr, u64 seq)
 		ppf_inflight_pages -= r->nr;
 	}
 	r = &ppf_inflight[ppf_inflight_tail++ % PPF_INFLIGHT_RECORDS];
-	*r = (struct ppf_issue){ .id = id, .first = first, .nr = nr, .seq = seq };
+	*r = (struct ppf_issue){
+		.id = id, .first = first, .span = span, .nr = nr, .seq = seq,
+	};
 	ppf_inflight_pages += nr;
 }
 
@@ -197,6 +252,7 @@ static void ppf_pending_add(struct ppf_file *f, u64 seq)
 void ppf_prefetch_opened(struct ppf_file *f)
 {
 	if (f->pending_seq) {
+		ppf_inflight_demanded(f->id, f->pending_seq);
 		f->pending_seq = 0;
 		ppf_stat_inc(prefetch_useful);
 	}
@@ -274,7 +330,7 @@ static enum ppf_skip_reason ppf_prefetch_file(struct super_block *sb,
 	ppf_stat_inc(prefetch_issued);
 	ppf_stat_add(pages_requested, nr - cached);
 	trace_ppf_prefetch(ppf_sb_dev(f->sb), f->ino, f->id, first, nr, cached);
-	ppf_inflight_add(f->id, first, nr, seq);
+	ppf_inflight_add(f->id, first, nr, nr - cached, seq);
 	ppf_pending_add(f, seq);
 out:
 	dput(dentry);
