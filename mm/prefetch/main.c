@@ -5,7 +5,8 @@
  * Load order: configuration, file table, engine (model, queue, worker),
  * hooks (set up, but not hooked in until enabled=1), sysctl, statistics.
  * Unload runs it backwards, and the hooks go before the engine so that no
- * event can reach a worker that is gone.
+ * event can reach a worker that is gone, and before the configuration they
+ * read (the list of watched file system types).
  */
 #include <linux/module.h>
 #include "ppf.h"
@@ -26,7 +27,7 @@ static int __init ppf_init(void)
 		static_branch_enable(&ppf_measure_hooks);
 	err = ppf_files_init();
 	if (err)
-		return err;
+		goto out_config;
 	err = ppf_engine_init();
 	if (err)
 		goto out_files;
@@ -51,6 +52,8 @@ out_engine:
 	ppf_engine_exit();
 out_files:
 	ppf_files_exit();
+out_config:
+	ppf_config_exit();
 	return err;
 }
 
@@ -61,6 +64,7 @@ static void __exit ppf_exit(void)
 	ppf_hooks_exit();
 	ppf_engine_exit();
 	ppf_files_exit();
+	ppf_config_exit();
 }
 
 module_init(ppf_init);

@@ -245,6 +245,7 @@ void ppf_prefetch_opened(struct ppf_file *f);
 
 /* sysctl.c */
 int ppf_config_init(void);
+void ppf_config_exit(void);
 int ppf_sysctl_init(void);
 void ppf_sysctl_exit(void);
 u32 ppf_memory_to_nodes(const struct ppf_model_params *params,

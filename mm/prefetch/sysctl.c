@@ -385,5 +385,15 @@ int ppf_sysctl_init(void)
 void ppf_sysctl_exit(void)
 {
 	unregister_sysctl_table(ppf_sysctl_header);
-	kfree(rcu_dereference_protected(ppf_fs_list, true));
+}
+
+/**
+ * ppf_config_exit() - free what the configuration allocated
+ *
+ * Last at unload: the read hook looks at the watched types
+ * (ppf_fs_type_allowed()) until the hooks are gone.
+ */
+void ppf_config_exit(void)
+{
+	kfree(rcu_replace_pointer(ppf_fs_list, NULL, true));
 }
