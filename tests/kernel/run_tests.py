@@ -68,7 +68,9 @@ TESTS: List[Test] = [
     Test("hooks-bench", "bench_hooks.sh", disks=("data",), by_name=True),
     # The robustness scenarios, under the debug kernel (KASAN, lockdep,
     # kmemleak, atomic-sleep and list checks): any report fails the test.
-    Test("robust-reload", "test_robust_reload.sh", variant="debug", disks=("data",)),
+    # 340 s of host time here: the limit leaves room for a slower machine.
+    Test("robust-reload", "test_robust_reload.sh", variant="debug", disks=("data",),
+         timeout=1200),
     Test("robust-shape", "test_robust_shape.sh", variant="debug", disks=("data",)),
     Test("robust-umount", "test_robust_umount.sh", variant="debug",
          disks=("robust-umount", "data")),
