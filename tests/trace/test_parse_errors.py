@@ -79,6 +79,9 @@ CASES = [
     ("dropped bad number", H2 + "meta dropped_events x\n", 2, "meta dropped_events: bad number"),
     ("inherited dup", H2 + "meta inherited_fd_calls 1\nmeta inherited_fd_calls 1\n", 3,
      "duplicate meta inherited_fd_calls"),
+    # A key neither parser knows (a newer writer's) is also allowed only once.
+    ("unknown key dup", H2 + "meta future_key a\nmeta name n\nmeta future_key b\n", 4,
+     "duplicate meta future_key"),
 ]
 
 

@@ -27,6 +27,9 @@ struct ppf_parser {
 	size_t cap_files, cap_events;
 	enum ppf_section sec;
 	uint64_t last_start;
+	/* Meta keys this parser does not know, seen so far: each at most once. */
+	char **other_keys;
+	size_t n_other_keys;
 };
 
 static const char *const ppf_op_names[PPF_OP_COUNT] = {
@@ -258,6 +261,33 @@ static int ppf_meta_num(struct ppf_parser *p, const struct ppf_field *key,
 	return 0;
 }
 
+/* A key this parser does not know: checked (once each, value well formed), not kept. */
+static int ppf_meta_other(struct ppf_parser *p, const struct ppf_field *key,
+			  const struct ppf_field *val)
+{
+	char *tmp, **keys;
+	size_t i;
+
+	for (i = 0; i < p->n_other_keys; i++)
+		if (ppf_is(key, p->other_keys[i]))
+			return ppf_fail(p, "duplicate meta %s", p->other_keys[i]);
+	tmp = ppf_unescape_dup(p, val, "meta value");
+	if (!tmp)
+		return -1;
+	free(tmp);
+	keys = realloc(p->other_keys, (p->n_other_keys + 1) * sizeof(*keys));
+	if (!keys)
+		return ppf_fail(p, "out of memory");
+	p->other_keys = keys;
+	tmp = malloc(key->len + 1);
+	if (!tmp)
+		return ppf_fail(p, "out of memory");
+	memcpy(tmp, key->s, key->len);
+	tmp[key->len] = '\0';
+	keys[p->n_other_keys++] = tmp;
+	return 0;
+}
+
 static int ppf_meta_line(struct ppf_parser *p, const char *s, size_t len)
 {
 	static const struct { const char *key; size_t off; } strs[] = {
@@ -297,14 +327,7 @@ static int ppf_meta_line(struct ppf_parser *p, const char *s, size_t len)
 		return *dst ? 0 : -1;
 	}
 	/* Unknown keys are kept out of the struct but allowed: newer writers. */
-	{
-		char *tmp = ppf_unescape_dup(p, &f[2], "meta value");
-
-		if (!tmp)
-			return -1;
-		free(tmp);
-	}
-	return 0;
+	return ppf_meta_other(p, &f[1], &f[2]);
 }
 
 static int ppf_file_line(struct ppf_parser *p, const char *s, size_t len)
@@ -550,6 +573,15 @@ static struct ppf_trace *ppf_trace_new(void)
 	return t;
 }
 
+static void ppf_parser_release(struct ppf_parser *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->n_other_keys; i++)
+		free(p->other_keys[i]);
+	free(p->other_keys);
+}
+
 int ppf_trace_parse(const char *buf, size_t len, const char *name,
 		    struct ppf_trace **out, char *err, size_t errlen)
 {
@@ -587,9 +619,11 @@ int ppf_trace_parse(const char *buf, size_t len, const char *name,
 		ppf_fail(&p, "missing header 'ppf-trace %d' (empty input)", PPF_TRACE_VERSION);
 		goto fail;
 	}
+	ppf_parser_release(&p);
 	*out = p.t;
 	return 0;
 fail:
+	ppf_parser_release(&p);
 	ppf_trace_free(p.t);
 	return -1;
 }
