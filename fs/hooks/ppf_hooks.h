@@ -25,6 +25,8 @@ void ppf_sb_unpin(struct super_block *sb);
 dev_t ppf_sb_dev(const struct ppf_sb *s);
 unsigned int ppf_sb_watched(void);
 void ppf_sb_recheck(void);
+unsigned long ppf_page_cache_removals(void);
+unsigned long ppf_page_cache_removals_of(struct address_space *mapping);
 
 /* Provided by mm/prefetch/, called by the hooks in the task's context. */
 void ppf_event_open(struct ppf_sb *s, struct inode *inode, bool exec);

@@ -22,6 +22,7 @@
 #include <linux/rcupdate.h>
 #include <linux/tracepoint.h>
 #include "ppf_hooks.h"
+#include "removal_hook.h"
 #include "sb_watch.h"
 
 static struct tracepoint *ppf_tp_get_pages;
@@ -78,8 +79,11 @@ static void ppf_find_tracepoint(struct tracepoint *tp, void *priv)
 /* Which probes are registered: unregistering one that is not WARNs. */
 static bool ppf_reg_get_pages, ppf_reg_map_pages, ppf_reg_fault;
 
-static void ppf_read_hook_unregister(void)
+/* Unregister every probe; none is running or will run once this returns. */
+static void ppf_probes_unregister(void)
 {
+	bool any = ppf_reg_fault || ppf_reg_map_pages || ppf_reg_get_pages;
+
 	if (ppf_reg_fault)
 		tracepoint_probe_unregister(ppf_tp_fault, ppf_probe_fault, NULL);
 	if (ppf_reg_map_pages)
@@ -88,20 +92,26 @@ static void ppf_read_hook_unregister(void)
 	if (ppf_reg_get_pages)
 		tracepoint_probe_unregister(ppf_tp_get_pages,
 					    ppf_probe_get_pages, NULL);
-	if (ppf_reg_fault || ppf_reg_map_pages || ppf_reg_get_pages)
-		/* No probe is running or will run once this returns. */
-		tracepoint_synchronize_unregister();
 	ppf_reg_fault = false;
 	ppf_reg_map_pages = false;
 	ppf_reg_get_pages = false;
+	if (ppf_removal_hook_stop())
+		any = true;
+	if (any)
+		tracepoint_synchronize_unregister();
 }
 
-static int ppf_read_hook_register(void)
+/* The removal count first: nothing may be learnt that it does not cover. */
+static int ppf_probes_register(void)
 {
 	int err;
 
-	err = tracepoint_probe_register(ppf_tp_get_pages, ppf_probe_get_pages, NULL);
-	ppf_reg_get_pages = !err;
+	err = ppf_removal_hook_start();
+	if (!err) {
+		err = tracepoint_probe_register(ppf_tp_get_pages,
+						ppf_probe_get_pages, NULL);
+		ppf_reg_get_pages = !err;
+	}
 	if (!err) {
 		err = tracepoint_probe_register(ppf_tp_map_pages,
 						ppf_probe_map_pages, NULL);
@@ -112,7 +122,7 @@ static int ppf_read_hook_register(void)
 		ppf_reg_fault = !err;
 	}
 	if (err)
-		ppf_read_hook_unregister();
+		ppf_probes_unregister();
 	return err;
 }
 
@@ -126,7 +136,8 @@ static int ppf_read_hook_register(void)
 int ppf_hooks_init(void)
 {
 	for_each_kernel_tracepoint(ppf_find_tracepoint, NULL);
-	if (!ppf_tp_get_pages || !ppf_tp_map_pages || !ppf_tp_fault) {
+	if (!ppf_tp_get_pages || !ppf_tp_map_pages || !ppf_tp_fault ||
+	    ppf_removal_hook_init()) {
 		pr_err("predictive_prefetch: mm_filemap tracepoints not found (CONFIG_TRACEPOINTS?)\n");
 		return -ENOENT;
 	}
@@ -144,7 +155,7 @@ int ppf_hooks_init(void)
 int ppf_hooks_start(void)
 {
 	ppf_sb_watch_resume();
-	return ppf_read_hook_register();
+	return ppf_probes_register();
 }
 
 /**
@@ -155,7 +166,7 @@ int ppf_hooks_start(void)
  */
 void ppf_hooks_stop(void)
 {
-	ppf_read_hook_unregister();
+	ppf_probes_unregister();
 	ppf_sb_unwatch_all();
 }
 

@@ -102,6 +102,8 @@ enum ppf_drop_reason {
  * @hook_read_ns: time spent in ppf_event_read(), if measured
  * @dropped: events not used, by &enum ppf_drop_reason
  * @skipped: predictions not acted on, by &enum ppf_skip_reason
+ * @cached_known: of @skipped[PPF_SKIP_CACHED], those decided from what was
+ *	found before, without looking at the file
  *
  * See docs/admin-guide.md for what an operator reads in each.
  */
@@ -120,6 +122,7 @@ struct ppf_stats {
 	u64 hook_read_ns;
 	u64 dropped[PPF_DROP_NR];
 	u64 skipped[PPF_SKIP_NR];
+	u64 cached_known;
 };
 
 DECLARE_PER_CPU(struct ppf_stats, ppf_stats);
@@ -191,6 +194,10 @@ void ppf_event_release(struct ppf_event *ev);
  * @prev_first: first page read during the use before that
  * @prev_last: last page read during the use before that
  * @pending_seq: event number of a prefetch not yet followed by an open
+ * @cached_first: first page of the range last found all in the page cache
+ * @cached_span: pages of that range, before the end of file (0: none found)
+ * @cached_pages: of which within the file then
+ * @cached_removals: page-cache removal count when it was found cached
  */
 struct ppf_file {
 	struct hlist_node key_node;
@@ -209,6 +216,10 @@ struct ppf_file {
 	pgoff_t cur_first, cur_last;
 	pgoff_t prev_first, prev_last;
 	u64 pending_seq;
+	pgoff_t cached_first;
+	u32 cached_span;
+	u32 cached_pages;
+	unsigned long cached_removals;
 };
 
 /* file_table.c */

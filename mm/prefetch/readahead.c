@@ -6,8 +6,9 @@
  *
  * For each predicted file the worker, in order: skips it if it prefetched
  * it a few events ago and it has not been opened since (EPCM names the same
- * files event after event);
- * skips if the system is short of memory; pins its file system (failing if
+ * files event after event); skips it if it found the same range all cached
+ * before and no folio has left any page cache since (see DOC: Removal
+ * hook); skips if the system is short of memory; pins its file system (failing if
  * it is being unmounted); decodes the file handle (failing, and forgetting
  * the file, if it was deleted); checks that the task whose open led to the
  * prediction may read it; works out the pages to read, those read during
@@ -258,23 +259,45 @@ void ppf_prefetch_opened(struct ppf_file *f)
 	}
 }
 
-/* The pages to read: the latest use, or the start of the file. */
-static unsigned long ppf_prefetch_range(struct ppf_file *f, struct inode *inode,
-					pgoff_t *first)
+/* The pages wanted: the latest use, or the start of the file; capped. */
+static unsigned long ppf_wanted_range(struct ppf_file *f, pgoff_t *first)
 {
 	unsigned long max = READ_ONCE(ppf_config.max_prefetch_kb) >> (PAGE_SHIFT - 10);
-	pgoff_t end = DIV_ROUND_UP(i_size_read(inode), PAGE_SIZE);
 	pgoff_t last;
-	unsigned long nr;
 
 	if (!ppf_file_last_use(f, first, &last)) {
 		*first = 0;
 		last = (READ_ONCE(ppf_config.default_prefetch_kb) >> (PAGE_SHIFT - 10)) - 1;
 	}
-	if (*first >= end)
+	return min_t(unsigned long, last - *first + 1, max);
+}
+
+/* The pages to read: those wanted, up to the end of the file. */
+static unsigned long ppf_prefetch_range(unsigned long wanted, pgoff_t first,
+					struct inode *inode)
+{
+	pgoff_t end = DIV_ROUND_UP(i_size_read(inode), PAGE_SIZE);
+
+	if (first >= end)
 		return 0;
-	nr = min_t(unsigned long, last - *first + 1, max);
-	return min_t(unsigned long, nr, end - *first);
+	return min_t(unsigned long, wanted, end - first);
+}
+
+/*
+ * Was the range now wanted found all cached, with no folio removed from
+ * any page cache since (see DOC: Removal hook)?  Then it still is, and the
+ * file need not be decoded and looked at again.
+ */
+static bool ppf_known_cached(struct ppf_file *f)
+{
+	pgoff_t first;
+	unsigned long wanted;
+
+	if (!f->cached_span)
+		return false;
+	wanted = ppf_wanted_range(f, &first);
+	return wanted == f->cached_span && first == f->cached_first &&
+	       f->cached_removals == ppf_page_cache_removals();
 }
 
 /* Read ahead the file; the caller has pinned its file system. */
@@ -286,7 +309,7 @@ static enum ppf_skip_reason ppf_prefetch_file(struct super_block *sb,
 	const struct cred *old;
 	struct dentry *dentry;
 	struct inode *inode;
-	unsigned long nr, cached, inflight_max;
+	unsigned long wanted, nr, cached, inflight_max, removals;
 	pgoff_t first;
 	bool reading;
 	int err;
@@ -308,13 +331,20 @@ static enum ppf_skip_reason ppf_prefetch_file(struct super_block *sb,
 		skip = PPF_SKIP_PERM;
 		goto out;
 	}
-	nr = ppf_prefetch_range(f, inode, &first);
+	wanted = ppf_wanted_range(f, &first);
+	nr = ppf_prefetch_range(wanted, first, inode);
+	removals = ppf_page_cache_removals_of(inode->i_mapping);
 	cached = nr ? ppf_pages_cached(inode->i_mapping, first, nr, &reading) : 0;
 	ppf_stat_add(pages_cached, cached);
 	if (cached == nr) {
+		f->cached_first = first;
+		f->cached_span = wanted;
+		f->cached_pages = nr;
+		f->cached_removals = removals;
 		skip = PPF_SKIP_CACHED;
 		goto out;
 	}
+	f->cached_span = 0;
 	inflight_max = READ_ONCE(ppf_config.max_inflight_kb) >> (PAGE_SHIFT - 10);
 	if (ppf_inflight_pages + nr - cached > inflight_max)
 		ppf_inflight_reap();
@@ -354,6 +384,10 @@ enum ppf_skip_reason ppf_prefetch(struct ppf_file *f, const struct cred *cred,
 
 	if (f->pending_seq && seq - f->pending_seq < PPF_RECENT_EVENTS) {
 		skip = PPF_SKIP_RECENT;
+	} else if (ppf_known_cached(f)) {
+		ppf_stat_add(pages_cached, f->cached_pages);
+		ppf_stat_inc(cached_known);
+		skip = PPF_SKIP_CACHED;
 	} else if (ppf_low_memory(READ_ONCE(ppf_config.max_prefetch_kb) >>
 				  (PAGE_SHIFT - 10))) {
 		skip = PPF_SKIP_LOWMEM;

@@ -88,6 +88,7 @@ static int ppf_stats_show(struct seq_file *m, void *v)
 		seq_printf(m, "dropped_%s %llu\n", ppf_drop_names[i], s.dropped[i]);
 	for (i = 0; i < PPF_SKIP_NR; i++)
 		seq_printf(m, "skipped_%s %llu\n", ppf_skip_names[i], s.skipped[i]);
+	seq_printf(m, "skipped_cached_known %llu\n", s.cached_known);
 	seq_printf(m, "events_queued %u\n", ppf_ring_unfinished());
 	seq_printf(m, "files %u\n", ppf_files_count());
 	seq_printf(m, "filesystems %u\n", ppf_sb_watched());

@@ -114,6 +114,22 @@ def build_kernel(variant: str) -> Path:
     return Path(out.strip().splitlines()[-1])
 
 
+def copy_if_changed(src: str, dst: str) -> str:
+    """Copy src to dst unless dst has the same bytes; a copy gets a new mtime.
+
+    Not shutil.copy2: it keeps src's mtime, and a source older than the
+    object make built from another checkout's newer copy would not be
+    rebuilt (a stale module, seen once: the evaluation ran a module without
+    prefetching).  Unchanged files keep theirs, so make rebuilds only what
+    changed.
+    """
+    d = Path(dst)
+    data = Path(src).read_bytes()
+    if not d.exists() or d.read_bytes() != data:
+        d.write_bytes(data)
+    return dst
+
+
 def build_module(kdir: Path) -> Path:
     """Build predictive_prefetch.ko against kdir in a copy of the sources.
 
@@ -126,9 +142,10 @@ def build_module(kdir: Path) -> Path:
         src = TOP / part
         if src.is_dir():
             shutil.copytree(src, dest / part, dirs_exist_ok=True,
+                            copy_function=copy_if_changed,
                             ignore=shutil.ignore_patterns("*.o", "*.cmd", ".*"))
         else:
-            shutil.copy2(src, dest / part)
+            copy_if_changed(str(src), str(dest / part))
     res = subprocess.run(["make", "-C", str(kdir), f"M={dest}", "W=1", "modules"],
                          text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     warnings = [l for l in res.stdout.splitlines() if "warning:" in l or "error:" in l]

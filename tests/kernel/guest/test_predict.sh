@@ -50,6 +50,22 @@ cat B C D > /dev/null
 settle 0
 check "epcm: prefetched files then opened count as useful" ge "$(stat_of prefetch_useful)" $((useful + 3))
 
+# Everything cached: a file found all cached is not looked at again while
+# no page leaves any page cache (skipped_cached_known), and evicting one
+# file's pages alone (fadvise, not drop_caches) makes it be read again.
+cat A > /dev/null
+settle 0
+known=$(stat_of skipped_cached_known)
+cat A > /dev/null
+settle 0
+check "all cached: predictions decided from what was found before" \
+	ge "$(stat_of skipped_cached_known)" $((known + 3))
+/ppf/resident --evict "@$held_C"
+check "C alone evicted" eq "$(resident_kb C)$(resident_kb B)" 0256
+cat A > /dev/null
+settle
+check "after C was evicted: C prefetched again" eq "$(resident_kb C)" 256
+
 # Disabled: nothing is watched or prefetched.
 set_ppf enabled 0
 check "disabling stops watching" eq "$(stat_of filesystems)" 0

@@ -3,6 +3,8 @@
  * resident - how much of each file is in the page cache
  *
  * usage: resident FILE|@FD...   prints "FILE RESIDENT_KB SIZE_KB" per file
+ *        resident --evict @FD...  drops the file's clean pages from the page
+ *                                 cache (posix_fadvise POSIX_FADV_DONTNEED)
  *
  * Uses mincore(2) on a read-only mapping, which looks at the page cache
  * without faulting anything in, so checking does not change the answer.
@@ -14,6 +16,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -54,15 +57,37 @@ static int resident(const char *path)
 	return 0;
 }
 
+/* Evict one file's pages only: unlike drop_caches, which empties every cache. */
+static int evict(const char *path)
+{
+	int fd = path[0] == '@' ? dup(atoi(path + 1)) : open(path, O_RDONLY);
+	int err;
+
+	if (fd < 0) {
+		perror(path);
+		return 1;
+	}
+	err = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	if (err)
+		fprintf(stderr, "%s: posix_fadvise: error %d\n", path, err);
+	close(fd);
+	return err != 0;
+}
+
 int main(int argc, char **argv)
 {
-	int i, err = 0;
+	int (*fn)(const char *) = resident;
+	int i = 1, err = 0;
 
-	if (argc < 2) {
-		fprintf(stderr, "usage: resident FILE|@FD...\n");
+	if (argc > 1 && !strcmp(argv[1], "--evict")) {
+		fn = evict;
+		i = 2;
+	}
+	if (argc <= i) {
+		fprintf(stderr, "usage: resident FILE|@FD...\n       resident --evict FILE|@FD...\n");
 		return 2;
 	}
-	for (i = 1; i < argc; i++)
-		err |= resident(argv[i]);
+	for (; i < argc; i++)
+		err |= fn(argv[i]);
 	return err;
 }

@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * removal_hook.c - count the folios leaving the page cache
+ *
+ * DOC: Removal hook
+ *
+ * Most predictions name files that are already cached (EPCM names the same
+ * files event after event, and a hot working set is all cached), and
+ * checking one costs the worker a file handle decode and a page-cache walk.
+ * To skip those checks soundly, the prefetcher remembers "fully cached at
+ * removal count N" per file, and trusts it while the count has not moved.
+ *
+ * The count is the number of folios removed from any page cache, counted
+ * by a probe on the mm_filemap_delete_from_page_cache tracepoint, which
+ * every removal of a folio from a file's page cache passes (eviction,
+ * drop_caches, truncation, invalidation, a deleted file's last iput).  The
+ * probe increments a per-CPU counter: a few instructions on a path that
+ * frees memory anyway, and no shared cache line.
+ *
+ * A removal runs its tracepoint and deletes the folio under the mapping's
+ * i_pages lock, so ppf_page_cache_removals_of() reads the count under that
+ * lock: any removal from the mapping is then either counted and complete,
+ * or not yet begun and will move the count.
+ *
+ * While the module is disabled nothing is counted; starting again moves
+ * the count by one, so nothing remembered before counts as current.
+ */
+#include <linux/fs.h>
+#include <linux/pagemap.h>
+#include <linux/percpu.h>
+#include <linux/tracepoint.h>
+#include "ppf_hooks.h"
+#include "removal_hook.h"
+
+static struct tracepoint *ppf_tp_removal;
+static bool ppf_reg_removal;
+static DEFINE_PER_CPU(unsigned long, ppf_removals);
+
+static void ppf_probe_removal(void *data, struct folio *folio)
+{
+	this_cpu_inc(ppf_removals);
+}
+
+static void ppf_find_removal_tracepoint(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "mm_filemap_delete_from_page_cache"))
+		ppf_tp_removal = tp;
+}
+
+/**
+ * ppf_removal_hook_init() - find the tracepoint
+ *
+ * Return: 0 or -ENOENT.
+ */
+int ppf_removal_hook_init(void)
+{
+	for_each_kernel_tracepoint(ppf_find_removal_tracepoint, NULL);
+	return ppf_tp_removal ? 0 : -ENOENT;
+}
+
+/**
+ * ppf_removal_hook_start() - start counting removals
+ *
+ * Before any other hook starts, so that nothing is learnt uncounted.
+ *
+ * Return: 0 or a negative errno.
+ */
+int ppf_removal_hook_start(void)
+{
+	int err = tracepoint_probe_register(ppf_tp_removal, ppf_probe_removal,
+					    NULL);
+
+	ppf_reg_removal = !err;
+	/* What was remembered while nothing was counted is not current. */
+	this_cpu_inc(ppf_removals);
+	return err;
+}
+
+/**
+ * ppf_removal_hook_stop() - stop counting (the caller then waits for probes)
+ *
+ * Return: true if a probe was unregistered.
+ */
+bool ppf_removal_hook_stop(void)
+{
+	bool was = ppf_reg_removal;
+
+	if (was)
+		tracepoint_probe_unregister(ppf_tp_removal, ppf_probe_removal,
+					    NULL);
+	ppf_reg_removal = false;
+	return was;
+}
+
+/**
+ * ppf_page_cache_removals_of() - the removal count, as seen by a mapping
+ * @mapping: the page cache about to be looked at
+ *
+ * Read under @mapping's i_pages lock (see DOC: Removal hook): if no folio
+ * is missing from @mapping when it is walked afterwards, any later removal
+ * from it moves the count past the value returned.
+ *
+ * Return: the number of folios removed from page caches so far.
+ */
+unsigned long ppf_page_cache_removals_of(struct address_space *mapping)
+{
+	unsigned long n;
+
+	xa_lock_irq(&mapping->i_pages);
+	n = ppf_page_cache_removals();
+	xa_unlock_irq(&mapping->i_pages);
+	return n;
+}
+
+/**
+ * ppf_page_cache_removals() - the removal count
+ *
+ * Return: the number of folios removed from page caches so far (while
+ * counting), plus one per start.
+ */
+unsigned long ppf_page_cache_removals(void)
+{
+	unsigned long n = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		n += READ_ONCE(per_cpu(ppf_removals, cpu));
+	return n;
+}
