@@ -17,16 +17,9 @@ cat X > /dev/null
 settle
 check "enabled: the ext4 data disk is watched after a read" eq "$(stat_of filesystems)" 1
 
-train() {
-	for i in 1 2 3 4 5; do
-		cat A B C D > /dev/null
-		cat X > /dev/null
-	done
-	settle
-}
-
 # EPCM: opening A brings B, C and D in, several events ahead.
 train
+settle
 drop_caches
 cold="$(resident_kb B)$(resident_kb C)$(resident_kb D)"
 check "cold cache before the test" eq "$cold" 000
@@ -82,6 +75,7 @@ set_ppf model pcm
 set_ppf model_order 2
 check "model is pcm" eq "$(cat $PPF/model)" pcm
 train
+settle
 drop_caches
 cat A > /dev/null
 settle

@@ -33,16 +33,9 @@ trace_off() {
 	echo 0 > $TRACE/events/predictive_prefetch/enable
 }
 
-train() {
-	for i in 1 2 3 4 5; do
-		cat "$@" > /dev/null
-		cat X > /dev/null
-	done
-	settle
-}
-
 # Part 1
 train A B C D
+settle
 drop_caches
 stale=$(stat_of skipped_stale)
 trace_on
@@ -62,6 +55,7 @@ check "C is gone" eval "[ ! -e C ]"
 set_ppf model pcm
 set_ppf model_order 2
 train E F G H
+settle
 drop_caches
 stale=$(stat_of skipped_stale)
 ino_g=$(stat -c %i G)

@@ -22,17 +22,10 @@ dev2=$dev
 load_ppf || { echo "FAIL insmod"; exit 1; }
 set_ppf enabled 1
 
-train() {
-	for i in 1 2 3 4 5; do
-		cat /mnt2/A /mnt2/B /mnt2/C /mnt2/D > /dev/null
-		cat /mnt2/X > /dev/null
-	done
-}
-
 cat /mnt/X /mnt2/X > /dev/null
 check "both ext4 file systems watched" wait_fs 2
 start_load /mnt A B C D X P Q
-train
+(cd /mnt2 && train)
 settle
 
 bad_umount=0
@@ -70,7 +63,7 @@ while [ $c -lt $CYCLES ]; do
 		no_rewatch=$((no_rewatch + 1))
 		echo "  cycle $c: filesystems $(stat_of filesystems) after remount and read"
 	fi
-	train
+	(cd /mnt2 && train)
 done
 stop_load
 check "umount succeeded $CYCLES times with the module loaded" eq $bad_umount 0
@@ -81,7 +74,7 @@ check "watched again after each remount" eq $no_rewatch 0
 
 # Predictions work on the remounted file system (trained without the
 # background load, whose opens interleave with the training).
-train
+(cd /mnt2 && train)
 settle
 drop_caches
 issued=$(stat_of prefetch_issued)
