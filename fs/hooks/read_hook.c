@@ -95,8 +95,7 @@ static void ppf_probes_unregister(void)
 	ppf_reg_fault = false;
 	ppf_reg_map_pages = false;
 	ppf_reg_get_pages = false;
-	if (ppf_removal_hook_stop())
-		any = true;
+	any |= ppf_removal_hook_stop();
 	if (any)
 		tracepoint_synchronize_unregister();
 }

@@ -279,12 +279,11 @@ static int ppf_meta_other(struct ppf_parser *p, const struct ppf_field *key,
 	if (!keys)
 		return ppf_fail(p, "out of memory");
 	p->other_keys = keys;
-	tmp = malloc(key->len + 1);
-	if (!tmp)
-		return ppf_fail(p, "out of memory");
-	memcpy(tmp, key->s, key->len);
-	tmp[key->len] = '\0';
-	keys[p->n_other_keys++] = tmp;
+	/* A key has no escapes (checked above): this only copies it. */
+	keys[p->n_other_keys] = ppf_unescape_dup(p, key, "meta key");
+	if (!keys[p->n_other_keys])
+		return -1;
+	p->n_other_keys++;
 	return 0;
 }
 

@@ -21,6 +21,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* FILE opened read-only, or "@FD" duplicated. */
+static int open_arg(const char *path)
+{
+	return path[0] == '@' ? dup(atoi(path + 1)) : open(path, O_RDONLY);
+}
+
 static int resident(const char *path)
 {
 	long page = sysconf(_SC_PAGESIZE);
@@ -30,7 +36,7 @@ static int resident(const char *path)
 	void *map;
 	int fd;
 
-	fd = path[0] == '@' ? dup(atoi(path + 1)) : open(path, O_RDONLY);
+	fd = open_arg(path);
 	if (fd < 0 || fstat(fd, &st) < 0) {
 		perror(path);
 		return 1;
@@ -60,7 +66,7 @@ static int resident(const char *path)
 /* Evict one file's pages only: unlike drop_caches, which empties every cache. */
 static int evict(const char *path)
 {
-	int fd = path[0] == '@' ? dup(atoi(path + 1)) : open(path, O_RDONLY);
+	int fd = open_arg(path);
 	int err;
 
 	if (fd < 0) {
