@@ -2,6 +2,7 @@
 /*
  * ppf-replay: rebuild the file tree a ppf trace touched and replay the
  * trace's calls against it with their think time (docs/replay.md).
+ * The helpers below live in util.c.
  */
 #ifndef PPF_REPLAY_H
 #define PPF_REPLAY_H
@@ -26,10 +27,14 @@ int replay_mkdir_parents(const char *path);
 /* mkdir -p path; 0 or -1 with errno. */
 int replay_mkdir_p(const char *path);
 
+/* The two commands (tree.c, run.c). */
 int replay_build_tree(int argc, char **argv);
 int replay_run(int argc, char **argv);
 
 /* Load a trace; on error print the parser's message and exit 2. */
 struct ppf_trace *replay_load_trace(const char *path);
+
+/* CLOCK_MONOTONIC in ns. */
+uint64_t replay_now(void);
 
 #endif

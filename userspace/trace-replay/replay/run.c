@@ -46,14 +46,6 @@ struct cs_stat {
 static struct replay_state R;
 static volatile uint64_t touch_sink;
 
-uint64_t replay_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* ------------------------------------------------------------------ */
 /* spin calibration                                                    */
 

@@ -93,7 +93,6 @@ struct replay_state {
 	uint64_t t_start, t_end;
 };
 
-uint64_t replay_now(void);
 void replay_report(struct replay_state *r, FILE *out);
 int replay_report_json(struct replay_state *r, const char *path);
 int replay_report_events(struct replay_state *r, const char *path);
