@@ -59,8 +59,8 @@ static struct lstats lat_stats(struct replay_state *r, int op, int cls)
 struct totals {
 	uint64_t elapsed, think, probe, calls, io, overhead, handoff;
 	uint64_t bytes_read, bytes_written, bytes_mapped;
-	uint64_t out[PPF_OP_COUNT][6], count[PPF_OP_COUNT];
-	uint64_t cls[2][4];	/* reads, mmaps: none hit partial miss */
+	uint64_t out[PPF_OP_COUNT][OUT_COUNT], count[PPF_OP_COUNT];
+	uint64_t cls[2][CLS_COUNT];	/* reads, mmaps */
 	uint64_t unexpected, expected, unexp_ok, skipped, nofd;
 };
 
@@ -133,12 +133,68 @@ static double us(uint64_t ns)
 	return (double)ns / 1e3;
 }
 
-static const char *mode_name(int kind, int m)
+/* per op: count, latency and outcomes */
+static void report_ops(struct replay_state *r, const struct totals *t, FILE *o)
 {
-	static const char *const n[3][3] = { { "spin", "sleep", "?" },
-					     { "map", "head", "none" },
-					     { "map", "read", "none" } };
-	return n[kind][m];
+	fprintf(o, "\n  %-8s %8s %10s %10s %10s %10s %10s %7s %7s %7s %7s\n", "op", "count",
+		"mean us", "p50 us", "p90 us", "p99 us", "max us", "unexp", "expect",
+		"unexpok", "skip");
+	for (int k = 0; k < PPF_OP_COUNT; k++) {
+		struct lstats s;
+
+		if (!t->count[k])
+			continue;
+		s = lat_stats(r, k, -1);
+		fprintf(o, "  %-8s %8llu %10.1f %10.1f %10.1f %10.1f %10.1f %7llu %7llu %7llu %7llu\n",
+			ppf_trace_op_name((enum ppf_trace_op)k), (unsigned long long)t->count[k],
+			s.n ? us(s.sum) / (double)s.n : 0.0, us(s.p50), us(s.p90), us(s.p99),
+			us(s.max), (unsigned long long)t->out[k][OUT_UNEXPECTED] +
+			t->out[k][OUT_NOFD], (unsigned long long)t->out[k][OUT_EXPECTED],
+			(unsigned long long)t->out[k][OUT_UNEXP_OK],
+			(unsigned long long)t->out[k][OUT_SKIPPED]);
+	}
+}
+
+/* reads and mmaps by page-cache class */
+static void report_classes(struct replay_state *r, const struct totals *t, FILE *o)
+{
+	for (int w = 0; w < 2; w++) {
+		const char *nm = w ? "mmaps" : "reads";
+
+		fprintf(o, "  %s: %llu hit, %llu partial, %llu miss, %llu unclassified", nm,
+			(unsigned long long)t->cls[w][CLS_HIT],
+			(unsigned long long)t->cls[w][CLS_PARTIAL],
+			(unsigned long long)t->cls[w][CLS_MISS],
+			(unsigned long long)t->cls[w][CLS_NONE]);
+		if (!w) {
+			for (int c = CLS_HIT; c <= CLS_MISS; c++) {
+				struct lstats s = lat_stats(r, PPF_OP_READ, c);
+
+				fprintf(o, "%s%.1f", c == CLS_HIT ? " (mean us " : "/",
+					s.n ? us(s.sum) / (double)s.n : 0.0);
+			}
+			fprintf(o, ")");
+		}
+		fprintf(o, "\n");
+	}
+}
+
+/* the first ten events that went otherwise than recorded */
+static void report_unexpected(struct replay_state *r, FILE *o)
+{
+	int shown = 0;
+
+	for (size_t i = 0; i < r->nev && shown < 10; i++) {
+		struct rev *e = &r->ev[i];
+
+		if (e->outcome != OUT_UNEXPECTED && e->outcome != OUT_UNEXP_OK &&
+		    e->outcome != OUT_NOFD)
+			continue;
+		fprintf(o, "    event %zu pid %u %s %s: %s (recorded %lld)\n", i, e->pid,
+			ppf_trace_op_name((enum ppf_trace_op)e->op), r->paths[e->file],
+			e->err ? strerror(e->err) : "succeeded", (long long)e->res);
+		shown++;
+	}
 }
 
 void replay_report(struct replay_state *r, FILE *o)
@@ -156,8 +212,8 @@ void replay_report(struct replay_state *r, FILE *o)
 	fprintf(o, "  events %zu, pids/threads %zu, overlapping calls in trace %llu, "
 		   "think=%s exec=%s mmap=%s%s\n",
 		r->nev, r->nthreads, (unsigned long long)r->overlapping,
-		mode_name(0, r->think_mode), mode_name(1, r->exec_mode),
-		mode_name(2, r->mmap_mode), r->cold ? " cold" : "");
+		replay_think_names[r->think_mode], replay_exec_names[r->exec_mode],
+		replay_mmap_names[r->mmap_mode], r->cold ? " cold" : "");
 	fprintf(o, "  spin calibration: %llu iterations in %.3f ms (median of 5, %.3f-%.3f) "
 		   "= %.1f iterations/us%s\n",
 		(unsigned long long)r->cal_iters, ms(r->cal_ns), ms(r->cal_min_ns),
@@ -178,23 +234,7 @@ void replay_report(struct replay_state *r, FILE *o)
 		fprintf(o, "  %-34s %14.3f\n", "recorded elapsed (corrected)",
 			ms(r->trace->corrected_elapsed_ns));
 
-	fprintf(o, "\n  %-8s %8s %10s %10s %10s %10s %10s %7s %7s %7s %7s\n", "op", "count",
-		"mean us", "p50 us", "p90 us", "p99 us", "max us", "unexp", "expect",
-		"unexpok", "skip");
-	for (int k = 0; k < PPF_OP_COUNT; k++) {
-		struct lstats s;
-
-		if (!t.count[k])
-			continue;
-		s = lat_stats(r, k, -1);
-		fprintf(o, "  %-8s %8llu %10.1f %10.1f %10.1f %10.1f %10.1f %7llu %7llu %7llu %7llu\n",
-			ppf_trace_op_name((enum ppf_trace_op)k), (unsigned long long)t.count[k],
-			s.n ? us(s.sum) / (double)s.n : 0.0, us(s.p50), us(s.p90), us(s.p99),
-			us(s.max), (unsigned long long)t.out[k][OUT_UNEXPECTED] +
-			t.out[k][OUT_NOFD], (unsigned long long)t.out[k][OUT_EXPECTED],
-			(unsigned long long)t.out[k][OUT_UNEXP_OK],
-			(unsigned long long)t.out[k][OUT_SKIPPED]);
-	}
+	report_ops(r, &t, o);
 	fprintf(o, "\n  read latency: %llu reads, %.1f MB, mean %.1f us, p50 %.1f, p90 %.1f, "
 		   "p99 %.1f, max %.1f us\n",
 		(unsigned long long)rd.n, (double)t.bytes_read / 1e6,
@@ -202,25 +242,7 @@ void replay_report(struct replay_state *r, FILE *o)
 		us(rd.max));
 	fprintf(o, "  open latency: mean %.1f us, p99 %.1f us\n",
 		op.n ? us(op.sum) / (double)op.n : 0.0, us(op.p99));
-	for (int w = 0; w < 2; w++) {
-		const char *nm = w ? "mmaps" : "reads";
-
-		fprintf(o, "  %s: %llu hit, %llu partial, %llu miss, %llu unclassified", nm,
-			(unsigned long long)t.cls[w][CLS_HIT],
-			(unsigned long long)t.cls[w][CLS_PARTIAL],
-			(unsigned long long)t.cls[w][CLS_MISS],
-			(unsigned long long)t.cls[w][CLS_NONE]);
-		if (!w) {
-			for (int c = CLS_HIT; c <= CLS_MISS; c++) {
-				struct lstats s = lat_stats(r, PPF_OP_READ, c);
-
-				fprintf(o, "%s%.1f", c == CLS_HIT ? " (mean us " : "/",
-					s.n ? us(s.sum) / (double)s.n : 0.0);
-			}
-			fprintf(o, ")");
-		}
-		fprintf(o, "\n");
-	}
+	report_classes(r, &t, o);
 	fprintf(o, "  errors: %llu unexpected, %llu expected (ENOENT on outputs absent at start), "
 		   "%llu unexpected successes, %llu without fd; %llu recorded-failed reads/writes "
 		   "not issued\n",
@@ -231,21 +253,7 @@ void replay_report(struct replay_state *r, FILE *o)
 		   "classification: %s\n",
 		r->nslots, (unsigned long long)r->inherited, (unsigned long long)r->implicit_opens,
 		!r->classify ? "off" : r->have_cachestat ? "cachestat+mincore" : "mincore");
-	{
-		int shown = 0;
-
-		for (size_t i = 0; i < r->nev && shown < 10; i++) {
-			struct rev *e = &r->ev[i];
-
-			if (e->outcome != OUT_UNEXPECTED && e->outcome != OUT_UNEXP_OK &&
-			    e->outcome != OUT_NOFD)
-				continue;
-			fprintf(o, "    event %zu pid %u %s %s: %s (recorded %lld)\n", i, e->pid,
-				ppf_trace_op_name((enum ppf_trace_op)e->op), r->paths[e->file],
-				e->err ? strerror(e->err) : "succeeded", (long long)e->res);
-			shown++;
-		}
-	}
+	report_unexpected(r, o);
 }
 
 static void json_str(FILE *f, const char *s)
@@ -303,8 +311,8 @@ int replay_report_json(struct replay_state *r, const char *path)
 	json_str(f, r->dir);
 	fprintf(f, ",\n  \"options\": {\"think\": \"%s\", \"exec\": \"%s\", \"mmap\": \"%s\", "
 		   "\"cold\": %s, \"classify\": \"%s\", \"mlocked\": %s},\n",
-		mode_name(0, r->think_mode), mode_name(1, r->exec_mode),
-		mode_name(2, r->mmap_mode), r->cold ? "true" : "false",
+		replay_think_names[r->think_mode], replay_exec_names[r->exec_mode],
+		replay_mmap_names[r->mmap_mode], r->cold ? "true" : "false",
 		!r->classify ? "off" : r->have_cachestat ? "cachestat+mincore" : "mincore",
 		r->mlocked ? "true" : "false");
 	fprintf(f, "  \"calibration\": {\"iterations\": %llu, \"median_ns\": %llu, "
@@ -380,9 +388,10 @@ int replay_report_json(struct replay_state *r, const char *path)
 	return fclose(f) ? -1 : 0;
 }
 
-static const char *const out_names[] = { "ok", "expected", "unexpected", "unexpected_ok",
-					  "skipped", "no_fd" };
-static const char *const cls_names[] = { "-", "hit", "partial", "miss" };
+#define REPLAY_NAME(name, str) [name] = str,
+const char *const replay_class_names[] = { REPLAY_CLASSES(REPLAY_NAME) };
+const char *const replay_outcome_names[] = { REPLAY_OUTCOMES(REPLAY_NAME) };
+#undef REPLAY_NAME
 
 /* one line per event: what was replayed and how it went (tab separated) */
 int replay_report_events(struct replay_state *r, const char *path)
@@ -401,8 +410,8 @@ int replay_report_events(struct replay_state *r, const char *path)
 			(unsigned long long)e->start, (unsigned long long)e->think,
 			(unsigned long long)(e->t_ready - r->t_start),
 			(unsigned long long)(e->t_end - r->t_start), (unsigned long long)e->lat,
-			cls_names[e->cls], out_names[e->outcome], e->err, (long long)e->off,
-			(long long)e->len, r->paths[e->file]);
+			replay_class_names[e->cls], replay_outcome_names[e->outcome], e->err,
+			(long long)e->off, (long long)e->len, r->paths[e->file]);
 	}
 	return fclose(f) ? -1 : 0;
 }

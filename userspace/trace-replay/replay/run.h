@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* ppf-replay run: the plan, per-thread state and the report. */
+/*
+ * ppf-replay run: the state one run shares between its modules (run.c
+ * orchestrates; calibrate.c, plan.c, slots.c, classify.c, ops.c, threads.c,
+ * report.c), the per-event plan and per-thread state, and their functions.
+ */
 #ifndef PPF_REPLAY_RUN_H
 #define PPF_REPLAY_RUN_H
 
@@ -9,18 +13,43 @@
 
 #include "replay.h"
 
-enum { THINK_SPIN, THINK_SLEEP };
-enum { EXEC_MAP, EXEC_HEAD, EXEC_NONE };
-enum { MMAP_MAP, MMAP_READ, MMAP_NONE };
-enum { CLS_NONE, CLS_HIT, CLS_PARTIAL, CLS_MISS };
-/* how the replayed call compares with the recorded one */
-enum {
-	OUT_OK,		/* same success / failure as recorded */
-	OUT_EXPECTED,	/* ENOENT on a new entry the start state does not have */
-	OUT_UNEXPECTED,	/* failed, recorded success */
-	OUT_UNEXP_OK,	/* succeeded, recorded failure */
-	OUT_SKIPPED,	/* read/write that failed in the recording: not issued */
-	OUT_NOFD,	/* no fd: its open failed in the replay */
+/* --think, --exec, --mmap (names: replay_*_names in run.c, in this order) */
+enum replay_think { THINK_SPIN, THINK_SLEEP };
+enum replay_exec { EXEC_MAP, EXEC_HEAD, EXEC_NONE };
+enum replay_mmap { MMAP_MAP, MMAP_READ, MMAP_NONE };
+extern const char *const replay_think_names[];
+extern const char *const replay_exec_names[];
+extern const char *const replay_mmap_names[];
+
+/*
+ * How a read or mapped range stood in the page cache just before the call
+ * (classify.c): one list for the enum and the names in the report.
+ */
+#define REPLAY_CLASSES(X)						\
+	X(CLS_NONE, "-")	/* not classified */			\
+	X(CLS_HIT, "hit")	/* every page present and uptodate */	\
+	X(CLS_PARTIAL, "partial") /* some present, or being read */	\
+	X(CLS_MISS, "miss")	/* no page present */
+
+/* How the replayed call compares with the recorded one (judge(), ops.c). */
+#define REPLAY_OUTCOMES(X)						\
+	X(OUT_OK, "ok")		/* same success / failure as recorded */ \
+	X(OUT_EXPECTED, "expected") /* ENOENT on a new entry the start state does not have */ \
+	X(OUT_UNEXPECTED, "unexpected") /* failed, recorded success */	\
+	X(OUT_UNEXP_OK, "unexpected_ok") /* succeeded, recorded failure */ \
+	X(OUT_SKIPPED, "skipped") /* read/write that failed in the recording: not issued */ \
+	X(OUT_NOFD, "no_fd")	/* no fd: its open failed in the replay */
+
+#define REPLAY_ENUM(name, str) name,
+enum replay_class { REPLAY_CLASSES(REPLAY_ENUM) CLS_COUNT };
+enum replay_outcome { REPLAY_OUTCOMES(REPLAY_ENUM) OUT_COUNT };
+#undef REPLAY_ENUM
+
+/* Why an event's call was not issued (do_op() -> judge(), ops.c). */
+enum replay_skip {
+	SKIP_NONE,		/* issued */
+	SKIP_FAILED_IN_TRACE,	/* read/write that failed in the recording: moved no data */
+	SKIP_NO_FD,		/* its fd's open failed in the replay */
 };
 
 #define RT_VEC 4096	/* pages per mincore window */
@@ -42,10 +71,11 @@ struct rev {
 	/* results */
 	uint64_t lat, t_ready, t_end;
 	int32_t err;
-	uint8_t outcome, cls;
+	uint8_t outcome, cls;	/* enum replay_outcome, enum replay_class */
 };
 
 struct rthread {
+	struct replay_state *r;
 	pthread_t tid;
 	pthread_cond_t cv;
 	uint32_t pid;
@@ -75,7 +105,7 @@ struct replay_state {
 	int64_t *slot_opener;
 	uint64_t inherited, implicit_opens, overlapping;
 	uint64_t think_recorded;
-	/* options */
+	/* options: enum replay_think, replay_exec, replay_mmap and flags */
 	int think_mode, exec_mode, mmap_mode, classify, cold, mlocked, have_cachestat;
 	/* spin calibration */
 	uint64_t cal_iters, cal_ns, cal_min_ns, cal_max_ns;
@@ -93,6 +123,33 @@ struct replay_state {
 	uint64_t t_start, t_end;
 };
 
+/* calibrate.c: the think-time spin loop and its rate */
+void replay_spin(uint64_t n);
+void replay_calibrate(struct replay_state *r);
+
+/* plan.c: the trace turned into events, threads, ordering, think time, buffers */
+int replay_build_plan(struct replay_state *r, struct ppf_trace *t, const char *dir);
+
+/* slots.c: which open file description (slot) each fd-using event uses */
+int replay_resolve_slots(struct replay_state *r);
+
+/* classify.c: page-cache state of a range before the call */
+int replay_have_cachestat(void);
+enum replay_class replay_classify(struct replay_state *r, struct rthread *th, int fd,
+				  int64_t off, int64_t len);
+
+/* ops.c: issue one event's call and judge its outcome */
+int replay_slot_fd(struct replay_state *r, struct rev *e);
+int replay_do_op(struct rthread *th, struct rev *e, enum replay_skip *skipped);
+void replay_judge(struct replay_state *r, struct rev *e, int ret, enum replay_skip skipped);
+
+/* threads.c: one thread per recorded pid, run in the planned order */
+int replay_start_threads(struct replay_state *r);
+void replay_go_and_join(struct replay_state *r);
+
+/* report.c: after the timed part */
+extern const char *const replay_class_names[];
+extern const char *const replay_outcome_names[];
 void replay_report(struct replay_state *r, FILE *out);
 int replay_report_json(struct replay_state *r, const char *path);
 int replay_report_events(struct replay_state *r, const char *path);
