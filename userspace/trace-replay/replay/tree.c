@@ -101,11 +101,97 @@ static int under_newdir(const struct ppf_trace *t, const char *path)
 	return 0;
 }
 
+/* what build-tree did, for its summary line */
+struct tree_counts {
+	uint64_t nfiles, ndirs, bytes, written, kept, removed;
+	int errors;
+};
+
+/* A new or newdir entry: make its parent, remove what a replay left. */
+static void build_absent(const struct ppf_trace *t, const struct ppf_trace_file *f, char *p,
+			 int list, struct tree_counts *c)
+{
+	struct stat st;
+
+	/* its parent existed (unless it is under a newdir): the run creates it there */
+	if (!list && !under_newdir(t, f->path) && replay_mkdir_parents(p)) {
+		fprintf(stderr, "ppf-replay: cannot create the parent of %s: %s\n", p,
+			strerror(errno));
+		c->errors++;
+	}
+	/* absent at the start of the run: remove what a replay left */
+	if (list || lstat(p, &st))
+		return;
+	if (!strcmp(f->path, ".") || holds_existing(t, f->path))
+		return;
+	if (S_ISDIR(st.st_mode) ? nftw(p, rm_one, 16, FTW_DEPTH | FTW_PHYS) : unlink(p)) {
+		fprintf(stderr, "ppf-replay: cannot remove %s: %s\n", p, strerror(errno));
+		c->errors++;
+	} else {
+		c->removed++;
+	}
+}
+
+/* A pre entry: a file of its size, kept if already there (unless force). */
+static void build_file(const struct ppf_trace_file *f, const char *p, int list, int force,
+		       struct tree_counts *c)
+{
+	struct stat st;
+
+	c->nfiles++;
+	c->bytes += f->size;
+	if (list) {
+		printf("file %12llu %s\n", (unsigned long long)f->size, p);
+		return;
+	}
+	if (!force && lstat(p, &st) == 0 && S_ISREG(st.st_mode) &&
+	    (uint64_t)st.st_size == f->size &&
+	    (uint64_t)st.st_blocks * 512 >= f->size) {
+		c->kept++;
+		return;
+	}
+	if (replay_mkdir_parents(p) || write_file(p, f->size)) {
+		fprintf(stderr, "ppf-replay: cannot create %s: %s\n", p, strerror(errno));
+		c->errors++;
+	} else {
+		c->written++;
+	}
+}
+
+/* One entry of the file table. */
+static void build_one(const struct ppf_trace *t, size_t i, const char *dir, int list,
+		      int force, struct tree_counts *c)
+{
+	const struct ppf_trace_file *f = &t->files[i];
+	char *p = replay_map_path(dir, f->path);
+
+	if (!p) {
+		fprintf(stderr, "ppf-replay: file %zu: unusable path '%s'\n", i, f->path);
+		c->errors++;
+		return;
+	}
+	if (f->created) {
+		build_absent(t, f, p, list, c);
+	} else if (f->is_dir) {
+		c->ndirs++;
+		if (list)
+			printf("dir  %12s %s\n", "-", p);
+		else if (replay_mkdir_p(p)) {
+			fprintf(stderr, "ppf-replay: cannot create directory %s: %s\n", p,
+				strerror(errno));
+			c->errors++;
+		}
+	} else {
+		build_file(f, p, list, force, c);
+	}
+	free(p);
+}
+
 int replay_build_tree(int argc, char **argv)
 {
-	int list = 0, force = 0, errors = 0;
+	int list = 0, force = 0;
 	const char *trace_path = NULL, *dir = NULL;
-	uint64_t nfiles = 0, ndirs = 0, bytes = 0, written = 0, kept = 0, removed = 0;
+	struct tree_counts c = { 0 };
 	struct ppf_trace *t;
 
 	for (int i = 1; i < argc; i++) {
@@ -141,85 +227,18 @@ int replay_build_tree(int argc, char **argv)
 		return 1;
 	}
 
-	for (size_t i = 0; i < t->nfiles; i++) {
-		const struct ppf_trace_file *f = &t->files[i];
-		char *p = replay_map_path(dir, f->path);
-		struct stat st;
-
-		if (!p) {
-			fprintf(stderr, "ppf-replay: file %zu: unusable path '%s'\n", i, f->path);
-			errors++;
-			continue;
-		}
-		if (f->created) {
-			/* its parent existed (unless it is under a newdir): the run creates it there */
-			if (!list && !under_newdir(t, f->path) && replay_mkdir_parents(p)) {
-				fprintf(stderr, "ppf-replay: cannot create the parent of %s: %s\n", p,
-					strerror(errno));
-				errors++;
-			}
-			/* absent at the start of the run: remove what a replay left */
-			if (list || lstat(p, &st)) {
-				free(p);
-				continue;
-			}
-			if (!strcmp(f->path, ".") || holds_existing(t, f->path)) {
-				free(p);
-				continue;
-			}
-			if (S_ISDIR(st.st_mode) ? nftw(p, rm_one, 16, FTW_DEPTH | FTW_PHYS) : unlink(p)) {
-				fprintf(stderr, "ppf-replay: cannot remove %s: %s\n", p, strerror(errno));
-				errors++;
-			} else {
-				removed++;
-			}
-			free(p);
-			continue;
-		}
-		if (f->is_dir) {
-			ndirs++;
-			if (list)
-				printf("dir  %12s %s\n", "-", p);
-			else if (replay_mkdir_p(p)) {
-				fprintf(stderr, "ppf-replay: cannot create directory %s: %s\n", p,
-					strerror(errno));
-				errors++;
-			}
-			free(p);
-			continue;
-		}
-		nfiles++;
-		bytes += f->size;
-		if (list) {
-			printf("file %12llu %s\n", (unsigned long long)f->size, p);
-			free(p);
-			continue;
-		}
-		if (!force && lstat(p, &st) == 0 && S_ISREG(st.st_mode) &&
-		    (uint64_t)st.st_size == f->size &&
-		    (uint64_t)st.st_blocks * 512 >= f->size) {
-			kept++;
-			free(p);
-			continue;
-		}
-		if (replay_mkdir_parents(p) || write_file(p, f->size)) {
-			fprintf(stderr, "ppf-replay: cannot create %s: %s\n", p, strerror(errno));
-			errors++;
-		} else {
-			written++;
-		}
-		free(p);
-	}
+	for (size_t i = 0; i < t->nfiles; i++)
+		build_one(t, i, dir, list, force, &c);
 	if (list)
-		printf("total: %llu files, %llu dirs, %llu bytes\n", (unsigned long long)nfiles,
-		       (unsigned long long)ndirs, (unsigned long long)bytes);
+		printf("total: %llu files, %llu dirs, %llu bytes\n", (unsigned long long)c.nfiles,
+		       (unsigned long long)c.ndirs, (unsigned long long)c.bytes);
 	else
 		printf("build-tree %s: %llu files (%llu written, %llu kept), %llu dirs, "
 		       "%llu bytes, %llu leftovers removed, %d errors\n",
-		       dir, (unsigned long long)nfiles, (unsigned long long)written,
-		       (unsigned long long)kept, (unsigned long long)ndirs,
-		       (unsigned long long)bytes, (unsigned long long)removed, errors);
+		       dir, (unsigned long long)c.nfiles, (unsigned long long)c.written,
+		       (unsigned long long)c.kept, (unsigned long long)c.ndirs,
+		       (unsigned long long)c.bytes, (unsigned long long)c.removed, c.errors);
 	free(pattern);
 	ppf_trace_free(t);
-	return errors ? 1 : 0;
+	return c.errors ? 1 : 0;
 }
