@@ -55,30 +55,67 @@ int ppf_model_kind_parse(const char *name, enum ppf_model_kind *kind)
 }
 
 /**
+ * ppf_model_default_order() - the default model order for a partition size
+ * @kind: the kind
+ * @partition_size: nodes per partition
+ *
+ * EPCM: 80% of the partition size, the middle of the paper's 75-85% (at
+ * least 1).  PCM and last successor: 2 (the 1996 simulations found that
+ * second order gives most of the gain; last successor ignores it).
+ *
+ * Return: the order.
+ */
+u32 ppf_model_default_order(enum ppf_model_kind kind, u32 partition_size)
+{
+	u32 order = partition_size * 4 / 5;
+
+	if (kind != PPF_MODEL_EPCM)
+		return 2;
+	return order ? order : 1;
+}
+
+/**
+ * ppf_model_params_init_shape() - default parameters for a partition size
+ * @params: filled in
+ * @kind: the kind
+ * @partition_size: nodes per partition
+ *
+ * As ppf_model_params_init(), with @partition_size and the order
+ * ppf_model_default_order() gives for it.  Nothing is validated but @kind.
+ *
+ * Return: 0, or -EINVAL for an unknown kind.
+ */
+int ppf_model_params_init_shape(struct ppf_model_params *params,
+				enum ppf_model_kind kind, u32 partition_size)
+{
+	if (!ppf_model_kind_name(kind))
+		return -EINVAL;
+	params->kind = kind;
+	params->partition_size = partition_size;
+	params->model_order = ppf_model_default_order(kind, partition_size);
+	params->threshold_pct = PPF_DEFAULT_THRESHOLD_PCT;
+	params->max_nodes = PPF_DEFAULT_MAX_NODES;
+	params->max_predictions = PPF_DEFAULT_MAX_PREDICTIONS;
+	return 0;
+}
+
+/**
  * ppf_model_params_init() - the default parameters of a model kind
  * @params: filled in
  * @kind: the kind
  *
- * PCM: partitions of 32 nodes, order 2 (the 1996 simulations found that
- * second order gives most of the gain).  EPCM: partitions of 64 nodes and a
- * maximum order of 80% of that, 51, the middle of the paper's 75-85%.
- * Threshold 25%: on the recorded traces it keeps nearly all the coverage of
- * 10% with fewer wasted predictions (docs/models.md has the numbers).
+ * PCM: partitions of 32 nodes, order 2.  EPCM: partitions of 64 nodes and a
+ * maximum order of 51 (ppf_model_default_order()).  Threshold 25%: on the
+ * recorded traces it keeps nearly all the coverage of 10% with fewer wasted
+ * predictions (docs/models.md has the numbers).
  *
  * Return: 0, or -EINVAL for an unknown kind.
  */
 int ppf_model_params_init(struct ppf_model_params *params,
 			  enum ppf_model_kind kind)
 {
-	if (!ppf_model_kind_name(kind))
-		return -EINVAL;
-	params->kind = kind;
-	params->partition_size = kind == PPF_MODEL_EPCM ? 64 : 32;
-	params->model_order = kind == PPF_MODEL_EPCM ? 64 * 4 / 5 : 2;
-	params->threshold_pct = PPF_DEFAULT_THRESHOLD_PCT;
-	params->max_nodes = PPF_DEFAULT_MAX_NODES;
-	params->max_predictions = PPF_DEFAULT_MAX_PREDICTIONS;
-	return 0;
+	return ppf_model_params_init_shape(params, kind,
+					   kind == PPF_MODEL_EPCM ? 64 : 32);
 }
 
 /**

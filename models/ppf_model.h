@@ -122,6 +122,9 @@ struct ppf_model;
 
 int ppf_model_params_init(struct ppf_model_params *params,
 			  enum ppf_model_kind kind);
+int ppf_model_params_init_shape(struct ppf_model_params *params,
+				enum ppf_model_kind kind, u32 partition_size);
+u32 ppf_model_default_order(enum ppf_model_kind kind, u32 partition_size);
 int ppf_model_params_validate(const struct ppf_model_params *params);
 u64 ppf_model_bytes_needed(const struct ppf_model_params *params);
 struct ppf_model *ppf_model_create(const struct ppf_model_params *params,

@@ -332,6 +332,18 @@ static void test_params_validation(void)
 	p.model_order = PPF_MAX_PARTITION_SIZE - 1;
 	EXPECT(ppf_model_params_validate(&p) == 0, "largest shape");
 	EXPECT(ppf_model_params_init(&p, 7) == -EINVAL, "init unknown kind");
+	/* The default shapes: EPCM's order is 80% of the partition size. */
+	EXPECT(ppf_model_params_init(&p, PPF_MODEL_EPCM) == 0 && p.partition_size == 64 &&
+	       p.model_order == 51, "epcm default 64/51");
+	EXPECT(ppf_model_params_init(&p, PPF_MODEL_PCM) == 0 && p.partition_size == 32 &&
+	       p.model_order == 2, "pcm default 32/2");
+	EXPECT(ppf_model_params_init_shape(&p, PPF_MODEL_EPCM, 16) == 0 &&
+	       p.partition_size == 16 && p.model_order == 12 &&
+	       ppf_model_params_validate(&p) == 0, "epcm 16/12");
+	EXPECT(ppf_model_params_init_shape(&p, PPF_MODEL_PCM, 8) == 0 && p.model_order == 2,
+	       "pcm order stays 2");
+	EXPECT(ppf_model_default_order(PPF_MODEL_EPCM, 1) == 1, "epcm order at least 1");
+	EXPECT(ppf_model_params_init_shape(&p, 7, 16) == -EINVAL, "init_shape unknown kind");
 	EXPECT(ppf_model_kind_parse("epcm", &kind) == 0 && kind == PPF_MODEL_EPCM, "epcm");
 	kind = PPF_MODEL_PCM;
 	EXPECT(ppf_model_kind_parse("EPCM", &kind) == -EINVAL && kind == PPF_MODEL_PCM,
