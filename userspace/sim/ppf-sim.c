@@ -259,7 +259,26 @@ static void usage(FILE *f)
 		"  -h, --help\n", PPF_MAX_PREDICTIONS);
 }
 
-int main(int argc, char **argv)
+/* The command line, as parsed: the base configuration, the sweep, the files. */
+struct sim_args {
+	struct sim_config base;
+	int sweep;
+	unsigned int sizes[16], orders[16];
+	size_t nsizes, norders;
+	const char *json;
+	char **traces;
+	size_t ntraces;
+};
+
+/* Options given as numbers; -1 where not given. */
+struct sim_shape_opts {
+	const char *model;
+	long ps, order, threshold, max_nodes, max_pred;
+};
+
+/* The getopt loop; returns -1 to go on, or the exit code (help, bad option). */
+static int parse_options(int argc, char **argv, struct sim_args *a,
+			 struct sim_shape_opts *o)
 {
 	static const struct option opts[] = {
 		{ "model", required_argument, NULL, 'm' },
@@ -277,31 +296,23 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	unsigned int sizes[16] = { 4, 8, 16, 32, 64 }, orders[16] = { 1, 2, 3, 4 };
-	size_t nsizes = 5, norders = 4, nrows = 0, cap, t, a, b;
-	long ps = -1, order = -1, threshold = -1, max_nodes = -1, max_pred = -1;
-	const char *model = "epcm", *json = NULL;
-	unsigned int passes = 3, window = 16;
-	struct sim_config base, *cfgs;
-	struct sim_row *rows;
-	int sweep = 0, c, failed = 0;
-	FILE *jf = NULL;
+	int c;
 
 	while ((c = getopt_long(argc, argv, "m:p:o:t:n:P:w:r:sj:h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'm': model = optarg; break;
-		case 'p': ps = parse_num("--partition-size", optarg,
-					 PPF_MIN_PARTITION_SIZE, PPF_MAX_PARTITION_SIZE); break;
-		case 'o': order = parse_num("--order", optarg, 1, PPF_MAX_PARTITION_SIZE - 1); break;
-		case 't': threshold = parse_num("--threshold", optarg, 1, 100); break;
-		case 'n': max_nodes = parse_num("--max-nodes", optarg, PPF_MIN_NODES, PPF_MAX_NODES); break;
-		case 'P': max_pred = parse_num("--max-predictions", optarg, 1, PPF_MAX_PREDICTIONS); break;
-		case 'w': window = parse_num("--window", optarg, 1, 1u << 20); break;
-		case 'r': passes = parse_num("--passes", optarg, 0, 1000); break;
-		case 's': sweep = 1; break;
-		case 'S': nsizes = parse_list("--sizes", optarg, sizes, 16); break;
-		case 'O': norders = parse_list("--orders", optarg, orders, 16); break;
-		case 'j': json = optarg; break;
+		case 'm': o->model = optarg; break;
+		case 'p': o->ps = parse_num("--partition-size", optarg,
+					    PPF_MIN_PARTITION_SIZE, PPF_MAX_PARTITION_SIZE); break;
+		case 'o': o->order = parse_num("--order", optarg, 1, PPF_MAX_PARTITION_SIZE - 1); break;
+		case 't': o->threshold = parse_num("--threshold", optarg, 1, 100); break;
+		case 'n': o->max_nodes = parse_num("--max-nodes", optarg, PPF_MIN_NODES, PPF_MAX_NODES); break;
+		case 'P': o->max_pred = parse_num("--max-predictions", optarg, 1, PPF_MAX_PREDICTIONS); break;
+		case 'w': a->base.window = parse_num("--window", optarg, 1, 1u << 20); break;
+		case 'r': a->base.passes = parse_num("--passes", optarg, 0, 1000); break;
+		case 's': a->sweep = 1; break;
+		case 'S': a->nsizes = parse_list("--sizes", optarg, a->sizes, 16); break;
+		case 'O': a->norders = parse_list("--orders", optarg, a->orders, 16); break;
+		case 'j': a->json = optarg; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -310,137 +321,203 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	a->traces = argv + optind;
+	a->ntraces = (size_t)(argc - optind);
+	return -1;
+}
 
-	memset(&base, 0, sizeof(base));
-	base.passes = passes;
-	base.window = window;
-	if (strcmp(model, "oracle") == 0) {
-		base.oracle = 1;
-		ppf_model_params_init(&base.params, PPF_MODEL_EPCM);
+/* The base model parameters from the options; 0, or the exit code. */
+static int base_params(const struct sim_shape_opts *o, struct sim_config *base)
+{
+	struct ppf_model_params *p = &base->params;
+
+	if (strcmp(o->model, "oracle") == 0) {
+		base->oracle = 1;
+		ppf_model_params_init(p, PPF_MODEL_EPCM);
 	} else {
 		enum ppf_model_kind kind;
 
-		if (ppf_model_kind_parse(model, &kind))
-			die("--model %s: not last_successor, pcm, epcm or oracle", model);
-		ppf_model_params_init(&base.params, kind);
+		if (ppf_model_kind_parse(o->model, &kind))
+			die("--model %s: not last_successor, pcm, epcm or oracle", o->model);
+		ppf_model_params_init(p, kind);
 	}
-	if (ps >= 0) {
-		base.params.partition_size = ps;
-		if (base.params.kind == PPF_MODEL_EPCM && order < 0)
-			base.params.model_order = ps * 4 / 5 ? ps * 4 / 5 : 1;
-	}
-	if (order >= 0)
-		base.params.model_order = order;
-	if (threshold >= 0)
-		base.params.threshold_pct = threshold;
-	if (max_nodes >= 0)
-		base.params.max_nodes = max_nodes;
-	if (max_pred >= 0)
-		base.params.max_predictions = max_pred;
-	if (ppf_model_params_validate(&base.params)) {
+	if (o->ps >= 0)
+		ppf_model_params_init_shape(p, p->kind, o->ps);
+	if (o->order >= 0)
+		p->model_order = o->order;
+	if (o->threshold >= 0)
+		p->threshold_pct = o->threshold;
+	if (o->max_nodes >= 0)
+		p->max_nodes = o->max_nodes;
+	if (o->max_pred >= 0)
+		p->max_predictions = o->max_pred;
+	if (ppf_model_params_validate(p)) {
 		fprintf(stderr, "ppf-sim: invalid model shape: partition size %u, order %u "
 			"(order must be below the partition size), max nodes %u\n",
-			base.params.partition_size, base.params.model_order,
-			base.params.max_nodes);
+			p->partition_size, p->model_order, p->max_nodes);
 		return 2;
 	}
+	return 0;
+}
 
-	/* The list of configurations to run on each trace. */
-	cap = sweep ? 2 + nsizes * (norders + 1) : 1;
-	cfgs = calloc(cap, sizeof(*cfgs));
-	rows = calloc(cap * (argc - optind), sizeof(*rows));
-	if (!cfgs || !rows)
+/* Parse the command line into a; returns -1 to go on, or the exit code. */
+static int parse_args(int argc, char **argv, struct sim_args *a)
+{
+	static const unsigned int sizes[] = { 4, 8, 16, 32, 64 }, orders[] = { 1, 2, 3, 4 };
+	struct sim_shape_opts o = { "epcm", -1, -1, -1, -1, -1 };
+	int ret;
+
+	memset(a, 0, sizeof(*a));
+	memcpy(a->sizes, sizes, sizeof(sizes));
+	memcpy(a->orders, orders, sizeof(orders));
+	a->nsizes = 5;
+	a->norders = 4;
+	a->base.passes = 3;
+	a->base.window = 16;
+	ret = parse_options(argc, argv, a, &o);
+	if (ret >= 0)
+		return ret;
+	ret = base_params(&o, &a->base);
+	return ret ? ret : -1;
+}
+
+/*
+ * The configurations to run on each trace: the base one, or for --sweep last
+ * successor, PCM for every size and order below it, EPCM for every size (at
+ * its default order) and the oracle, with the base's budget and options.
+ */
+static struct sim_config *build_sweep(const struct sim_args *a, size_t *ncfgs)
+{
+	const struct sim_config *base = &a->base;
+	size_t cap = a->sweep ? 2 + a->nsizes * (a->norders + 1) : 1, n = 0;
+	struct sim_config *cfgs = calloc(cap, sizeof(*cfgs));
+
+	if (!cfgs)
 		die("%s", "out of memory");
-	if (!sweep) {
-		cfgs[0] = base;
-		cap = 1;
-	} else {
-		size_t n = 0;
-
-		cfgs[n] = base;
-		cfgs[n].oracle = 0;
-		ppf_model_params_init(&cfgs[n].params, PPF_MODEL_LAST_SUCCESSOR);
-		cfgs[n].params.max_nodes = base.params.max_nodes;
-		cfgs[n].params.max_predictions = base.params.max_predictions;
-		n++;
-		for (a = 0; a < nsizes; a++) {
-			for (b = 0; b < norders; b++) {
-				if (orders[b] >= sizes[a])
-					continue;
-				cfgs[n] = base;
-				cfgs[n].oracle = 0;
-				cfgs[n].params.kind = PPF_MODEL_PCM;
-				cfgs[n].params.partition_size = sizes[a];
-				cfgs[n].params.model_order = orders[b];
-				n++;
-			}
-		}
-		for (a = 0; a < nsizes; a++) {
-			cfgs[n] = base;
+	if (!a->sweep) {
+		cfgs[0] = *base;
+		*ncfgs = 1;
+		return cfgs;
+	}
+	cfgs[n] = *base;
+	cfgs[n].oracle = 0;
+	ppf_model_params_init(&cfgs[n].params, PPF_MODEL_LAST_SUCCESSOR);
+	cfgs[n].params.max_nodes = base->params.max_nodes;
+	cfgs[n].params.max_predictions = base->params.max_predictions;
+	n++;
+	for (size_t i = 0; i < a->nsizes; i++) {
+		for (size_t j = 0; j < a->norders; j++) {
+			if (a->orders[j] >= a->sizes[i])
+				continue;
+			cfgs[n] = *base;
 			cfgs[n].oracle = 0;
-			cfgs[n].params.kind = PPF_MODEL_EPCM;
-			cfgs[n].params.partition_size = sizes[a];
-			cfgs[n].params.model_order = sizes[a] * 4 / 5 ? sizes[a] * 4 / 5 : 1;
+			cfgs[n].params.kind = PPF_MODEL_PCM;
+			cfgs[n].params.partition_size = a->sizes[i];
+			cfgs[n].params.model_order = a->orders[j];
 			n++;
 		}
-		cfgs[n] = base;
-		cfgs[n].oracle = 1;
-		n++;
-		cap = n;
-		for (a = 0; a < n; a++)
-			if (!cfgs[a].oracle && ppf_model_params_validate(&cfgs[a].params))
-				die("%s", "a sweep shape is invalid (check --max-nodes)");
 	}
+	for (size_t i = 0; i < a->nsizes; i++) {
+		cfgs[n] = *base;
+		cfgs[n].oracle = 0;
+		cfgs[n].params.kind = PPF_MODEL_EPCM;
+		cfgs[n].params.partition_size = a->sizes[i];
+		cfgs[n].params.model_order = ppf_model_default_order(PPF_MODEL_EPCM,
+								     a->sizes[i]);
+		n++;
+	}
+	cfgs[n] = *base;
+	cfgs[n].oracle = 1;
+	n++;
+	for (size_t i = 0; i < n; i++)
+		if (!cfgs[i].oracle && ppf_model_params_validate(&cfgs[i].params))
+			die("%s", "a sweep shape is invalid (check --max-nodes)");
+	*ncfgs = n;
+	return cfgs;
+}
+
+/*
+ * Every configuration on one trace: print each row, append it to rows.
+ * Returns 0, or -1 if the trace cannot be loaded; *failed if a row failed.
+ */
+static int run_trace(const char *path, const struct sim_config *cfgs, size_t ncfgs,
+		     struct sim_row *rows, size_t *nrows, int *failed)
+{
+	struct ppf_event_stream s;
+	struct ppf_trace *tr;
+	char err[512];
+	const char *name;
+
+	if (ppf_trace_load(path, &tr, err, sizeof(err))) {
+		fprintf(stderr, "ppf-sim: %s\n", err);
+		return -1;
+	}
+	if (ppf_event_stream_from_trace(tr, &s))
+		die("%s", "out of memory");
+	name = tr->name ? tr->name : path;
+	for (size_t i = 0; i < ncfgs; i++) {
+		struct sim_row *r = &rows[*nrows];
+
+		r->trace = strdup(name);
+		r->cfg = cfgs[i];
+		if (simulate(&s, r)) {
+			*failed = 1;
+			continue;
+		}
+		print_row(r);
+		fflush(stdout);
+		(*nrows)++;
+	}
+	ppf_event_stream_free(&s);
+	ppf_trace_free(tr);
+	return 0;
+}
+
+/* The rows as JSON; 0, or -1 after printing why. */
+static int write_json(const char *path, const struct sim_row *rows, size_t nrows)
+{
+	FILE *jf = fopen(path, "w");
+
+	if (!jf) {
+		fprintf(stderr, "ppf-sim: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	fprintf(jf, "{\n  \"tool\": \"ppf-sim\",\n  \"results\": [\n");
+	for (size_t i = 0; i < nrows; i++)
+		json_row(jf, &rows[i], i + 1 == nrows);
+	fprintf(jf, "  ]\n}\n");
+	if (fclose(jf)) {
+		fprintf(stderr, "ppf-sim: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct sim_config *cfgs;
+	struct sim_row *rows;
+	struct sim_args a;
+	size_t ncfgs, nrows = 0;
+	int ret, failed = 0;
+
+	ret = parse_args(argc, argv, &a);
+	if (ret >= 0)
+		return ret;
+	cfgs = build_sweep(&a, &ncfgs);
+	rows = calloc(ncfgs * a.ntraces, sizeof(*rows));
+	if (!rows)
+		die("%s", "out of memory");
 
 	print_header();
-	for (t = optind; t < (size_t)argc; t++) {
-		struct ppf_event_stream s;
-		struct ppf_trace *tr;
-		char err[512];
-		const char *name;
-
-		if (ppf_trace_load(argv[t], &tr, err, sizeof(err))) {
-			fprintf(stderr, "ppf-sim: %s\n", err);
+	for (size_t t = 0; t < a.ntraces; t++)
+		if (run_trace(a.traces[t], cfgs, ncfgs, rows, &nrows, &failed))
 			return 1;
-		}
-		if (ppf_event_stream_from_trace(tr, &s))
-			die("%s", "out of memory");
-		name = tr->name ? tr->name : argv[t];
-		for (a = 0; a < cap; a++) {
-			struct sim_row *r = &rows[nrows];
-
-			r->trace = strdup(name);
-			r->cfg = cfgs[a];
-			if (simulate(&s, r)) {
-				failed = 1;
-				continue;
-			}
-			print_row(r);
-			fflush(stdout);
-			nrows++;
-		}
-		ppf_event_stream_free(&s);
-		ppf_trace_free(tr);
-	}
-
-	if (json) {
-		jf = fopen(json, "w");
-		if (!jf) {
-			fprintf(stderr, "ppf-sim: %s: %s\n", json, strerror(errno));
-			return 1;
-		}
-		fprintf(jf, "{\n  \"tool\": \"ppf-sim\",\n  \"results\": [\n");
-		for (a = 0; a < nrows; a++)
-			json_row(jf, &rows[a], a + 1 == nrows);
-		fprintf(jf, "  ]\n}\n");
-		if (fclose(jf)) {
-			fprintf(stderr, "ppf-sim: %s: %s\n", json, strerror(errno));
-			return 1;
-		}
-	}
-	for (a = 0; a < nrows; a++) {
-		ppf_score_free(&rows[a].score);
-		free((char *)rows[a].trace);
+	if (a.json && write_json(a.json, rows, nrows))
+		return 1;
+	for (size_t i = 0; i < nrows; i++) {
+		ppf_score_free(&rows[i].score);
+		free((char *)rows[i].trace);
 	}
 	free(rows);
 	free(cfgs);
