@@ -342,9 +342,9 @@ static u32 ppf_cm_pattern_count(const struct ppf_model *model,
 	return ppf_trie_pattern_count(&to_cm_const(model)->trie, files, len);
 }
 
-static const char *ppf_cm_check(const struct ppf_model *model)
+static const char *ppf_cm_check(struct ppf_model *model)
 {
-	const struct ppf_context_model *cm = to_cm_const(model);
+	struct ppf_context_model *cm = to_cm(model);
 	u32 i;
 
 	if (cm->nwalks > cm->max_order)

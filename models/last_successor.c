@@ -136,7 +136,7 @@ static u32 ppf_ls_pattern_count(const struct ppf_model *model,
 	return (n->link & PPF_LS_HAS_SUCCESSOR) && n->child == files[1];
 }
 
-static const char *ppf_ls_check(const struct ppf_model *model)
+static const char *ppf_ls_check(struct ppf_model *model)
 {
 	const struct ppf_last_successor *ls = to_ls_const(model);
 	const char *why;

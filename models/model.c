@@ -266,10 +266,12 @@ u32 ppf_model_pattern_count(const struct ppf_model *model, const u32 *files,
  * @model: the model
  *
  * Walks the whole model: for tests and fuzzing, not for the event path.
+ * Not const: a context model's walk uses the trie's scratch stack, so the
+ * check must be serialised with ppf_model_event() like any other writer.
  *
  * Return: NULL if they hold, else what is broken.
  */
-const char *ppf_model_check(const struct ppf_model *model)
+const char *ppf_model_check(struct ppf_model *model)
 {
 	return model->ops->check(model);
 }

@@ -30,7 +30,7 @@ struct ppf_model_ops {
 	void (*destroy)(struct ppf_model *model);
 	u32 (*pattern_count)(const struct ppf_model *model, const u32 *files,
 			     u32 len);
-	const char *(*check)(const struct ppf_model *model);
+	const char *(*check)(struct ppf_model *model);
 };
 
 /**

@@ -17,10 +17,14 @@
  *            A partition's first-order node has no siblings (partitions are
  *            found through the file index), so there bit 8 is the
  *            partition's "referenced" bit and bits 9-31 its node count.
+ *            Last successor's nodes are such roots too (bit 8 is their
+ *            clock's referenced bit), but of one node each: it keeps no
+ *            node count and reuses bit 9 as PPF_LS_HAS_SUCCESSOR
+ *            (last_successor.c).
  *
  * An 8-bit count is enough because counts are only ever compared as ratios:
  * when a first-order node's count would pass 255, its partition is halved,
- * exactly as when the partition is full (see partition.c).
+ * exactly as when the partition is full (see partitioned_trie.c).
  *
  * Free nodes form a list through @child; nodes never used yet are taken from
  * a high-water mark, so creating a large pool costs no initialisation pass.

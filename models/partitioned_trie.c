@@ -427,7 +427,7 @@ u32 ppf_trie_pattern_count(const struct ppf_trie *trie, const u32 *files,
 }
 
 /* Check one partition; returns its node count or 0 after setting @why. */
-static u32 ppf_trie_check_partition(const struct ppf_trie *trie, u32 root,
+static u32 ppf_trie_check_partition(struct ppf_trie *trie, u32 root,
 				    const char **why)
 {
 	const struct ppf_node_pool *pool = &trie->pool;
@@ -472,7 +472,7 @@ static u32 ppf_trie_check_partition(const struct ppf_trie *trie, u32 root,
 			trie->stack[depth++] = ch;
 		}
 	}
-	if (seen != ppf_trie_partition_nodes(trie, root)) {
+	if (seen != ppf_root_nodes(ppf_node(pool, root))) {
 		*why = "partition node count out of step";
 		return 0;
 	}
@@ -486,11 +486,12 @@ static u32 ppf_trie_check_partition(const struct ppf_trie *trie, u32 root,
  * Walks everything: for tests and fuzzing only.  Every partition within
  * partition_size and its recorded node count, every count at least 1 and
  * at most its parent's, every node in use reachable from exactly one
- * partition, the pool within its budget.
+ * partition, the pool within its budget.  Walks each partition on
+ * @trie->stack, hence not const.
  *
  * Return: NULL if all hold, else a description of the first broken one.
  */
-const char *ppf_trie_check(const struct ppf_trie *trie)
+const char *ppf_trie_check(struct ppf_trie *trie)
 {
 	const char *why;
 	u64 nodes = 0;
