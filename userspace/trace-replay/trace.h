@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * ppf trace parser: reads the line-oriented ppf trace format described in
- * docs/trace-format.md. Plain C99 + zlib so the same code builds for the
- * simulator on the host and for the replay tool inside a minimal VM.
+ * docs/trace-format.md. Plain C (built as C11) + zlib so the same code
+ * builds for the simulator on the host and for the replay tool inside a
+ * minimal VM.
  *
  * The parser never trusts its input: every number is range checked, every
  * file id is checked against the file table, and any violation makes the
