@@ -42,7 +42,7 @@ int replay_have_cachestat(void)
  * cachestat() counts present pages; mincore() on a mapping (never touched)
  * says which are uptodate. An empty range (read at EOF) needs no I/O: hit.
  */
-enum replay_class replay_classify(struct replay_state *r, struct rthread *th, int fd,
+enum replay_class replay_classify(struct replay_state *r, struct replay_thread *th, int fd,
 				  int64_t off, int64_t len)
 {
 	struct stat st;

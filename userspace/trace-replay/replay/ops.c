@@ -89,7 +89,7 @@ static int write_range(struct replay_state *r, int fd, uint64_t off, uint64_t le
 }
 
 /* The fd of e's slot; opened here if the trace never showed it opening. */
-int replay_slot_fd(struct replay_state *r, struct rev *e)
+int replay_slot_fd(struct replay_state *r, struct replay_event *e)
 {
 	int fd;
 
@@ -108,7 +108,7 @@ int replay_slot_fd(struct replay_state *r, struct rev *e)
 }
 
 /* read, write, mmap, close: the calls on an fd slot. */
-static int do_fd_op(struct rthread *th, struct rev *e, enum replay_skip *skipped)
+static int do_fd_op(struct replay_thread *th, struct replay_event *e, enum replay_skip *skipped)
 {
 	struct replay_state *r = th->r;
 	int fd;
@@ -143,7 +143,7 @@ static int do_fd_op(struct rthread *th, struct rev *e, enum replay_skip *skipped
 }
 
 /* Run one event's call; returns 0 or -errno; *skipped when not issued. */
-int replay_do_op(struct rthread *th, struct rev *e, enum replay_skip *skipped)
+int replay_do_op(struct replay_thread *th, struct replay_event *e, enum replay_skip *skipped)
 {
 	struct replay_state *r = th->r;
 	int fd, ret;
@@ -210,7 +210,7 @@ int replay_do_op(struct rthread *th, struct rev *e, enum replay_skip *skipped)
 }
 
 /* Set e's outcome and errno from the call's return value. */
-void replay_judge(struct replay_state *r, struct rev *e, int ret, enum replay_skip skipped)
+void replay_judge(struct replay_state *r, struct replay_event *e, int ret, enum replay_skip skipped)
 {
 	int rec_ok = e->op == PPF_OP_MMAP || e->res >= 0;
 

@@ -40,7 +40,7 @@ static uint64_t plan_events(struct replay_state *r, struct ppf_trace *t, uint32_
 
 	for (size_t i = 0; i < r->nev; i++) {
 		const struct ppf_trace_event *s = &t->events[i];
-		struct rev *e = &r->ev[i];
+		struct replay_event *e = &r->ev[i];
 
 		e->start = s->start_ns;
 		e->end = s->start_ns + s->dur_ns;
@@ -96,7 +96,7 @@ static int plan_threads(struct replay_state *r, uint32_t *pids)
 			return -1;
 	}
 	for (size_t i = 0; i < n; i++) {
-		struct rthread *th = &r->th[r->ev[i].thread];
+		struct replay_thread *th = &r->th[r->ev[i].thread];
 
 		th->evs[th->nev++] = (uint32_t)i;
 	}
@@ -115,7 +115,7 @@ static void plan_order(struct replay_state *r)
 	uint64_t prevneed = 0;
 
 	for (size_t i = 0; i < r->nev; i++) {
-		struct rev *e = &r->ev[i];
+		struct replay_event *e = &r->ev[i];
 		uint64_t need;
 
 		while (p < i && r->ev[p].end <= e->start)
@@ -145,11 +145,11 @@ static void plan_think(struct replay_state *r, uint64_t *pm)
 	for (size_t i = 0; i < r->nev; i++)
 		pm[i + 1] = pm[i] > r->ev[i].end ? pm[i] : r->ev[i].end;
 	for (size_t ti = 0; ti < r->nthreads; ti++) {
-		struct rthread *th = &r->th[ti];
+		struct replay_thread *th = &r->th[ti];
 		uint64_t own_end = 0;
 
 		for (size_t k = 0; k < th->nev; k++) {
-			struct rev *e = &r->ev[th->evs[k]];
+			struct replay_event *e = &r->ev[th->evs[k]];
 			uint64_t ready = pm[e->need];
 
 			if (k > 0 && own_end > ready)

@@ -38,7 +38,7 @@ static struct lstats lat_stats(struct replay_state *r, int op, int cls)
 	if (!v)
 		return s;
 	for (size_t i = 0; i < r->nev; i++) {
-		struct rev *e = &r->ev[i];
+		struct replay_event *e = &r->ev[i];
 
 		if ((op >= 0 && e->op != op) || e->outcome == OUT_SKIPPED || e->outcome == OUT_NOFD)
 			continue;
@@ -76,7 +76,7 @@ static void totals(struct replay_state *r, struct totals *t)
 		t->bytes_mapped += r->th[i].bytes_mapped;
 	}
 	for (size_t i = 0; i < r->nev; i++) {
-		struct rev *e = &r->ev[i];
+		struct replay_event *e = &r->ev[i];
 
 		t->count[e->op]++;
 		t->out[e->op][e->outcome]++;
@@ -106,7 +106,7 @@ static void totals(struct replay_state *r, struct totals *t)
 				pmv[i + 1] = pm;
 			}
 			for (size_t i = 0; i < r->nev; i++) {
-				struct rev *e = &r->ev[i];
+				struct replay_event *e = &r->ev[i];
 				uint64_t ready = pmv[e->need];
 
 				if (own[e->thread] > ready)
@@ -185,7 +185,7 @@ static void report_unexpected(struct replay_state *r, FILE *o)
 	int shown = 0;
 
 	for (size_t i = 0; i < r->nev && shown < 10; i++) {
-		struct rev *e = &r->ev[i];
+		struct replay_event *e = &r->ev[i];
 
 		if (e->outcome != OUT_UNEXPECTED && e->outcome != OUT_UNEXP_OK &&
 		    e->outcome != OUT_NOFD)
@@ -371,7 +371,7 @@ int replay_report_json(struct replay_state *r, const char *path)
 		(unsigned long long)t.unexp_ok, (unsigned long long)t.nofd,
 		(unsigned long long)t.skipped);
 	for (size_t i = 0, shown = 0; i < r->nev && shown < 20; i++) {
-		struct rev *e = &r->ev[i];
+		struct replay_event *e = &r->ev[i];
 
 		if (e->outcome != OUT_UNEXPECTED && e->outcome != OUT_UNEXP_OK &&
 		    e->outcome != OUT_NOFD)
@@ -403,7 +403,7 @@ int replay_report_events(struct replay_state *r, const char *path)
 	fprintf(f, "index\tpid\top\tstart_ns\tthink_ns\tready_ns\tend_ns\tlatency_ns\tclass\t"
 		   "outcome\terrno\toffset\tlen\tpath\n");
 	for (size_t i = 0; i < r->nev; i++) {
-		struct rev *e = &r->ev[i];
+		struct replay_event *e = &r->ev[i];
 
 		fprintf(f, "%zu\t%u\t%s\t%llu\t%llu\t%llu\t%llu\t%llu\t%s\t%s\t%d\t%lld\t%lld\t%s\n",
 			i, e->pid, ppf_trace_op_name((enum ppf_trace_op)e->op),

@@ -54,7 +54,8 @@ enum replay_skip {
 
 #define RT_VEC 4096	/* pages per mincore window */
 
-struct rev {
+/* one event: as recorded, as planned (plan.c, slots.c), as replayed */
+struct replay_event {
 	/* from the trace */
 	uint64_t start, end;
 	int64_t off, len, res;
@@ -74,7 +75,8 @@ struct rev {
 	uint8_t outcome, cls;	/* enum replay_outcome, enum replay_class */
 };
 
-struct rthread {
+/* one thread per recorded pid (threads.c), its events and its totals */
+struct replay_thread {
 	struct replay_state *r;
 	pthread_t tid;
 	pthread_cond_t cv;
@@ -87,12 +89,13 @@ struct rthread {
 	unsigned char vec[RT_VEC];
 };
 
+/* one run: the plan, the options, calibration, buffers, ordering, results */
 struct replay_state {
 	struct ppf_trace *trace;
 	const char *trace_path, *dir;
-	struct rev *ev;
+	struct replay_event *ev;
 	size_t nev;
-	struct rthread *th;
+	struct replay_thread *th;
 	size_t nthreads;
 	char **paths;
 	size_t nfiles;
@@ -135,13 +138,14 @@ int replay_resolve_slots(struct replay_state *r);
 
 /* classify.c: page-cache state of a range before the call */
 int replay_have_cachestat(void);
-enum replay_class replay_classify(struct replay_state *r, struct rthread *th, int fd,
+enum replay_class replay_classify(struct replay_state *r, struct replay_thread *th, int fd,
 				  int64_t off, int64_t len);
 
 /* ops.c: issue one event's call and judge its outcome */
-int replay_slot_fd(struct replay_state *r, struct rev *e);
-int replay_do_op(struct rthread *th, struct rev *e, enum replay_skip *skipped);
-void replay_judge(struct replay_state *r, struct rev *e, int ret, enum replay_skip skipped);
+int replay_slot_fd(struct replay_state *r, struct replay_event *e);
+int replay_do_op(struct replay_thread *th, struct replay_event *e, enum replay_skip *skipped);
+void replay_judge(struct replay_state *r, struct replay_event *e, int ret,
+		  enum replay_skip skipped);
 
 /* threads.c: one thread per recorded pid, run in the planned order */
 int replay_start_threads(struct replay_state *r);

@@ -105,7 +105,7 @@ int replay_resolve_slots(struct replay_state *r)
 		return -1;
 
 	for (size_t i = 0; i < n; i++) {
-		struct rev *e = &r->ev[i];
+		struct replay_event *e = &r->ev[i];
 		uint64_t k = KEY(e->pid, e->fd);
 		int s;
 

@@ -17,7 +17,7 @@
 /* --think=sleep: gaps shorter than this are waited by polling the clock */
 #define SLEEP_POLL_NS 20000
 
-static void wait_gate(struct rthread *th, uint64_t need, uint32_t idx)
+static void wait_gate(struct replay_thread *th, uint64_t need, uint32_t idx)
 {
 	struct replay_state *r = th->r;
 
@@ -42,7 +42,7 @@ static void complete(struct replay_state *r, uint32_t idx)
 		r->done_prefix = p;
 		/* wake the threads whose next event became runnable */
 		for (uint64_t j = p; j < r->nev && r->ev[j].need <= p; j++) {
-			struct rthread *o = &r->th[r->ev[j].thread];
+			struct replay_thread *o = &r->th[r->ev[j].thread];
 
 			if (o->waiting_on == j)
 				pthread_cond_signal(&o->cv);
@@ -52,7 +52,7 @@ static void complete(struct replay_state *r, uint32_t idx)
 }
 
 /* Replay e's think time, counted from t_ready. */
-static void think(struct replay_state *r, struct rev *e, uint64_t t_ready)
+static void think(struct replay_state *r, struct replay_event *e, uint64_t t_ready)
 {
 	if (!e->think)
 		return;
@@ -72,7 +72,7 @@ static void think(struct replay_state *r, struct rev *e, uint64_t t_ready)
 
 static void *thread_main(void *arg)
 {
-	struct rthread *th = arg;
+	struct replay_thread *th = arg;
 	struct replay_state *r = th->r;
 
 	pthread_mutex_lock(&r->mu);
@@ -82,7 +82,7 @@ static void *thread_main(void *arg)
 
 	for (size_t k = 0; k < th->nev; k++) {
 		uint32_t idx = th->evs[k];
-		struct rev *e = &r->ev[idx];
+		struct replay_event *e = &r->ev[idx];
 		uint64_t t_ready, t_think, t0, t1;
 		enum replay_skip skipped = SKIP_NONE;
 		int ret;
