@@ -12,16 +12,35 @@ import subprocess
 import sys
 import tempfile
 import time
+from typing import List, Tuple, TypedDict
 
 from . import strace_log, strace_run
+
+
+class Overhead(TypedDict):
+    """strace's cost per traced call, ns: total = dur + gap."""
+    total: int  # per call
+    dur: int    # the part inside the duration strace reports
+    gap: int    # the part in the gap before the next call
+
+
+class Calibration(Overhead):
+    """What calibrate() measured (Overhead plus the raw numbers behind it)."""
+    untraced_loop: int     # one iteration of the stat loop, untraced
+    untraced_syscall: int  # the stat call alone, untraced
+    traced_step: int       # median start-to-start of traced stat calls
+    traced_dur: int        # median traced stat duration
+    n: int                 # traced stat calls seen
+
 
 _LOOP = "import os,sys\np=sys.argv[1]\nfor _ in range(int(sys.argv[2])): os.stat(p)\n"
 
 
-def _untraced_per_call(path, n):
+def _untraced_per_call(path: str, n: int) -> Tuple[float, float]:
     """Per-iteration time of the stat loop, and of the same loop without the
     syscall (so the difference approximates the bare syscall cost)."""
-    best_loop = best_empty = None
+    loops: List[float] = []
+    empties: List[float] = []
     for _ in range(5):
         t = time.perf_counter_ns()
         for _ in range(n):
@@ -31,12 +50,13 @@ def _untraced_per_call(path, n):
         for _ in range(n):
             len(path)
         empty = (time.perf_counter_ns() - t) / n
-        best_loop = loop if best_loop is None else min(best_loop, loop)
-        best_empty = empty if best_empty is None else min(best_empty, empty)
+        loops.append(loop)
+        empties.append(empty)
+    best_loop, best_empty = min(loops), min(empties)
     return best_loop, max(best_loop - best_empty, 0.0)
 
 
-def calibrate(n=5000):
+def calibrate(n: int = 5000) -> Calibration:
     """Returns dict(total, dur, gap, untraced_loop, traced_step, traced_dur, n)."""
     with tempfile.TemporaryDirectory(prefix="ppf-calib-") as d:
         target = os.path.join(d, "calib-target")

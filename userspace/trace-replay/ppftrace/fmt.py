@@ -4,6 +4,8 @@ The reader applies the same rules as the C parser (trace.c) so that a trace
 accepted by one is accepted by the other; errors name the line number.
 """
 import gzip
+import os
+from typing import Dict, Iterable, List, NamedTuple, NoReturn, Sequence, Tuple, TypedDict, Union
 
 VERSION = 2           # what the writer writes
 READ_VERSIONS = (1, 2)  # what the reader accepts
@@ -32,6 +34,45 @@ META_NUMS = ("elapsed_ns", "corrected_elapsed_ns", "untraced_elapsed_ns",
 
 class TraceError(Exception):
     pass
+
+
+MetaValue = Union[int, bytes]  # int for the keys in META_NUMS, bytes for the others
+
+
+class ParsedFile(NamedTuple):
+    """A file table row as parse_trace() returns it."""
+    size: int
+    new: bool       # origin new or newdir: absent when the run started
+    path: bytes
+    is_dir: bool    # origin dir or newdir
+
+
+class Event(NamedTuple):
+    """An event line. args follow OPS[op]; for rename the first is the target's file id."""
+    start: int
+    dur: int
+    pid: int
+    op: str
+    fid: int
+    args: Tuple[int, ...]
+
+
+class Trace(TypedDict):
+    """What parse_trace() returns."""
+    version: int
+    meta: Dict[str, MetaValue]
+    files: List[ParsedFile]
+    events: List[Event]
+
+
+class FileEntry(NamedTuple):
+    """A file table row as write_trace() takes it."""
+    size: int
+    origin: str     # one of ORIGINS[VERSION]
+    path: bytes
+
+
+StrPath = Union[str, "os.PathLike[str]"]
 
 
 def escape(raw: bytes) -> str:
@@ -84,7 +125,9 @@ def unescape(s: str) -> bytes:
     return bytes(out)
 
 
-def write_trace(path, meta, files, events):
+def write_trace(path: StrPath, meta: Iterable[Tuple[str, object]],
+                files: Iterable[Tuple[int, str, bytes]],
+                events: Iterable[Tuple[int, int, int, str, int, Sequence[int]]]) -> None:
     """meta: list of (key, value); files: list of (size, origin, pathbytes)
     with origin one of pre/new/dir/newdir; events: list of
     (start, dur, pid, op, fid, args) sorted by start."""
@@ -92,8 +135,8 @@ def write_trace(path, meta, files, events):
     for k, v in meta:
         if v is None:
             continue
-        v = v if isinstance(v, bytes) else str(v).encode()
-        lines.append("meta %s %s" % (k, escape(v)))
+        raw = v if isinstance(v, bytes) else str(v).encode()
+        lines.append("meta %s %s" % (k, escape(raw)))
     for i, (size, origin, p) in enumerate(files):
         assert origin in ORIGINS[VERSION]
         lines.append("file %d %d %s %s" % (i, size, origin, escape(p)))
@@ -112,7 +155,7 @@ def write_trace(path, meta, files, events):
             f.write(data)
 
 
-def _uint(s, maxv):
+def _uint(s: str, maxv: int) -> int:
     if not s or len(s) > 20 or not s.isdigit() or not s.isascii() or (len(s) > 1 and s[0] == "0"):
         raise ValueError
     v = int(s)
@@ -121,7 +164,7 @@ def _uint(s, maxv):
     return v
 
 
-def _int(s, lo, hi):
+def _int(s: str, lo: int, hi: int) -> int:
     neg = s.startswith("-")
     v = _uint(s[1:] if neg else s, 2**63 if neg else 2**63 - 1)
     if neg and v == 0:
@@ -132,7 +175,7 @@ def _int(s, lo, hi):
     return v
 
 
-def _hex32(s):
+def _hex32(s: str) -> int:
     if not (3 <= len(s) <= 10 and s.startswith("0x")) or any(
             c not in "0123456789abcdefABCDEF" for c in s[2:]):
         raise ValueError
@@ -144,134 +187,145 @@ ARG_RANGES = {
 }
 
 
-def parse_trace(data: bytes, name="<buffer>"):
-    """Returns dict(version=N, meta=..., files=[(size, new, path, is_dir)], events=[...]).
-    For rename the first argument is the target's file id."""
-    meta, files, events = {}, [], []
-    sec = 0  # 0 header, 1 meta, 2 files, 3 events
-    last = 0
-    lineno = 0
-    ver = VERSION
+class _Reader:
+    """parse_trace()'s state: the sections read so far and the line number
+    errors name."""
 
-    def fail(msg):
-        raise TraceError("%s:%d: %s" % (name, lineno, msg))
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.lineno = 0
+        self.ver = VERSION
+        self.sec = 0  # 0 header, 1 meta, 2 files, 3 events
+        self.last = 0  # start of the previous event
+        self.meta: Dict[str, MetaValue] = {}
+        self.files: List[ParsedFile] = []
+        self.events: List[Event] = []
 
-    pos = 0
-    while pos < len(data):
-        nl = data.find(b"\n", pos)
-        lineno += 1
-        if nl < 0:
-            fail("last line not terminated by newline (truncated?)")
-        raw = data[pos:nl]
-        pos = nl + 1
-        if b"\0" in raw:
-            fail("NUL byte in line")
-        line = raw.decode("latin-1")
-        if sec == 0:
-            if not line.startswith("ppf-trace "):
-                fail("missing header 'ppf-trace %d'" % VERSION)
-            try:
-                ver = _uint(line[10:], 1000)
-            except ValueError:
-                fail("bad version in header")
-            if ver not in READ_VERSIONS:
-                fail("unsupported version %d (this parser reads %d to %d)" % (
-                    ver, READ_VERSIONS[0], READ_VERSIONS[-1]))
-            sec = 1
-            continue
+    def fail(self, msg: str) -> NoReturn:
+        raise TraceError("%s:%d: %s" % (self.name, self.lineno, msg))
+
+    def line(self, line: str) -> None:
+        """One line (without its newline) after the header."""
         if not line or line.startswith("#"):
-            continue
+            return
         if line.startswith("meta "):
-            if sec > 1:
-                fail("meta line after the file table")
-            f = line.split(" ", 2)
-            if len(f) != 3 or not f[1]:
-                fail("meta: expected 'meta KEY VALUE'")
-            if any(c not in "abcdefghijklmnopqrstuvwxyz0123456789_" for c in f[1]):
-                fail("meta: bad key")
-            if f[1] in meta:
-                fail("duplicate meta %s" % f[1])
-            if f[1] in META_NUMS:
-                try:
-                    meta[f[1]] = _uint(f[2], 2**64 - 2)
-                except ValueError:
-                    fail("meta %s: bad number" % f[1])
-            else:
-                try:
-                    meta[f[1]] = unescape(f[2])
-                except ValueError as e:
-                    fail("meta value: %s" % e)
-            continue
-        if line.startswith("file "):
-            if sec > 2:
-                fail("file line after the first event")
-            sec = 2
-            f = line.split(" ", 4)
-            if len(f) != 5 or "" in f[1:4]:
-                fail("file: expected 'file ID SIZE ORIGIN PATH'")
+            self.meta_line(line)
+        elif line.startswith("file "):
+            self.file_line(line)
+        else:
+            self.event_line(line)
+
+    def header(self, line: str) -> None:
+        if not line.startswith("ppf-trace "):
+            self.fail("missing header 'ppf-trace %d'" % VERSION)
+        try:
+            self.ver = _uint(line[10:], 1000)
+        except ValueError:
+            self.fail("bad version in header")
+        if self.ver not in READ_VERSIONS:
+            self.fail("unsupported version %d (this parser reads %d to %d)" % (
+                self.ver, READ_VERSIONS[0], READ_VERSIONS[-1]))
+        self.sec = 1
+
+    def meta_line(self, line: str) -> None:
+        if self.sec > 1:
+            self.fail("meta line after the file table")
+        f = line.split(" ", 2)
+        if len(f) != 3 or not f[1]:
+            self.fail("meta: expected 'meta KEY VALUE'")
+        if any(c not in "abcdefghijklmnopqrstuvwxyz0123456789_" for c in f[1]):
+            self.fail("meta: bad key")
+        if f[1] in self.meta:
+            self.fail("duplicate meta %s" % f[1])
+        if f[1] in META_NUMS:
             try:
-                fid = _uint(f[1], 2**32 - 2)
+                self.meta[f[1]] = _uint(f[2], 2**64 - 2)
             except ValueError:
-                fail("file: bad id")
-            if fid != len(files):
-                fail("file: id %d out of sequence (expected %d)" % (fid, len(files)))
+                self.fail("meta %s: bad number" % f[1])
+        else:
             try:
-                size = _uint(f[2], 2**63 - 1)
-            except ValueError:
-                fail("file: bad size")
-            if f[3] not in ORIGINS[ver]:
-                fail("file: origin must be %s" % " or ".join(
-                    ", ".join("'%s'" % o for o in ORIGINS[ver]).rsplit(", ", 1)))
-            if f[3] == "new" and size:
-                fail("file: a new file must have size 0")
-            if f[3] in ("dir", "newdir") and size:
-                fail("file: a directory must have size 0")
-            if not f[4]:
-                fail("file: empty path")
-            try:
-                p = unescape(f[4])
+                self.meta[f[1]] = unescape(f[2])
             except ValueError as e:
-                fail("file: path: %s" % e)
-            files.append((size, f[3] in ("new", "newdir"), p, f[3] in ("dir", "newdir")))
-            continue
+                self.fail("meta value: %s" % e)
+
+    def file_line(self, line: str) -> None:
+        if self.sec > 2:
+            self.fail("file line after the first event")
+        self.sec = 2
+        f = line.split(" ", 4)
+        if len(f) != 5 or "" in f[1:4]:
+            self.fail("file: expected 'file ID SIZE ORIGIN PATH'")
+        try:
+            fid = _uint(f[1], 2**32 - 2)
+        except ValueError:
+            self.fail("file: bad id")
+        if fid != len(self.files):
+            self.fail("file: id %d out of sequence (expected %d)" % (fid, len(self.files)))
+        try:
+            size = _uint(f[2], 2**63 - 1)
+        except ValueError:
+            self.fail("file: bad size")
+        origins = ORIGINS[self.ver]
+        if f[3] not in origins:
+            self.fail("file: origin must be %s" % " or ".join(
+                ", ".join("'%s'" % o for o in origins).rsplit(", ", 1)))
+        if f[3] == "new" and size:
+            self.fail("file: a new file must have size 0")
+        if f[3] in ("dir", "newdir") and size:
+            self.fail("file: a directory must have size 0")
+        if not f[4]:
+            self.fail("file: empty path")
+        try:
+            p = unescape(f[4])
+        except ValueError as e:
+            self.fail("file: path: %s" % e)
+        self.files.append(ParsedFile(size, f[3] in ("new", "newdir"), p, f[3] in ("dir", "newdir")))
+
+    def event_line(self, line: str) -> None:
         if not line[:1].isdigit():
-            fail("unknown line type")
-        sec = 3
+            self.fail("unknown line type")
+        self.sec = 3
         f = line.split(" ")
         if "" in f:
-            fail("empty field (fields are separated by one space)")
+            self.fail("empty field (fields are separated by one space)")
         if len(f) < 5:
-            fail("event: expected 'START_NS DUR_NS PID OP FILE ...'")
+            self.fail("event: expected 'START_NS DUR_NS PID OP FILE ...'")
         try:
             start = _uint(f[0], 2**64 - 1)
         except ValueError:
-            fail("bad start time")
+            self.fail("bad start time")
         try:
             dur = _uint(f[1], 2**64 - 1 - start)
         except ValueError:
-            fail("bad duration")
+            self.fail("bad duration")
         try:
             pid = _uint(f[2], 2**31 - 1)
             if pid == 0:
                 raise ValueError
         except ValueError:
-            fail("bad pid")
+            self.fail("bad pid")
         op = f[3]
-        if op not in OPS or (ver < 2 and op not in V1_OPS):
-            fail("unknown op '%s'" % op[:32])
+        if op not in OPS or (self.ver < 2 and op not in V1_OPS):
+            self.fail("unknown op '%s'" % op[:32])
         try:
             fid = _uint(f[4], 2**32 - 1)
         except ValueError:
-            fail("bad file id")
-        if fid >= len(files):
-            fail("file id %d not in file table (%d files)" % (fid, len(files)))
+            self.fail("bad file id")
+        if fid >= len(self.files):
+            self.fail("file id %d not in file table (%d files)" % (fid, len(self.files)))
         names = OPS[op]
         if len(f) != 5 + len(names):
-            fail("%s: expected %d arguments, got %d" % (op, len(names), len(f) - 5))
-        if start < last:
-            fail("start time goes backwards")
+            self.fail("%s: expected %d arguments, got %d" % (op, len(names), len(f) - 5))
+        if start < self.last:
+            self.fail("start time goes backwards")
+        args = self.event_args(op, names, f[5:])
+        self.last = start
+        self.events.append(Event(start, dur, pid, op, fid, args))
+
+    def event_args(self, op: str, names: Tuple[str, ...], fields: List[str]) -> Tuple[int, ...]:
+        """The arguments after FILE, checked one by one and then together."""
         args = []
-        for nm, s in zip(names, f[5:]):
+        for nm, s in zip(names, fields):
             try:
                 if nm in HEX_ARGS:
                     v = _hex32(s)
@@ -284,24 +338,45 @@ def parse_trace(data: bytes, name="<buffer>"):
                     v = _int(s, *ARG_RANGES[nm])
             except ValueError:
                 what = {"len": "length", "newfile": "new file id"}.get(nm, nm)
-                fail("%s: bad %s" % (op, what))
-            if nm == "newfile" and v >= len(files):
-                fail("%s: new file id %d not in file table (%d files)" % (op, v, len(files)))
+                self.fail("%s: bad %s" % (op, what))
+            if nm == "newfile" and v >= len(self.files):
+                self.fail("%s: new file id %d not in file table (%d files)" % (op, v, len(self.files)))
             args.append(v)
         a = dict(zip(names, args))
         if "offset" in a and a["offset"] > 2**63 - 1 - a["len"]:
-            fail("%s: offset + length overflows" % op)
+            self.fail("%s: offset + length overflows" % op)
         if op in ("read", "write") and a["result"] > a["len"]:
-            fail("%s: result larger than length" % op)
-        last = start
-        events.append((start, dur, pid, op, fid, tuple(args)))
-    if sec == 0:
-        lineno = 1
-        fail("missing header 'ppf-trace %d' (empty input)" % VERSION)
-    return {"version": ver, "meta": meta, "files": files, "events": events}
+            self.fail("%s: result larger than length" % op)
+        return tuple(args)
 
 
-def load_trace(path):
+def parse_trace(data: bytes, name: str = "<buffer>") -> Trace:
+    """Returns dict(version=N, meta=..., files=[(size, new, path, is_dir)], events=[...]):
+    a Trace whose files are ParsedFile and events Event tuples.
+    For rename the first argument is the target's file id."""
+    r = _Reader(name)
+    pos = 0
+    while pos < len(data):
+        nl = data.find(b"\n", pos)
+        r.lineno += 1
+        if nl < 0:
+            r.fail("last line not terminated by newline (truncated?)")
+        raw = data[pos:nl]
+        pos = nl + 1
+        if b"\0" in raw:
+            r.fail("NUL byte in line")
+        line = raw.decode("latin-1")
+        if r.sec == 0:
+            r.header(line)
+        else:
+            r.line(line)
+    if r.sec == 0:
+        r.lineno = 1
+        r.fail("missing header 'ppf-trace %d' (empty input)" % VERSION)
+    return {"version": r.ver, "meta": r.meta, "files": r.files, "events": r.events}
+
+
+def load_trace(path: StrPath) -> Trace:
     with open(path, "rb") as f:
         data = f.read()
     if data[:2] == b"\x1f\x8b":
@@ -312,7 +387,7 @@ def load_trace(path):
     return parse_trace(data, str(path))
 
 
-def stats(t):
+def stats(t: Trace) -> Dict[str, int]:
     """Same counts, names and order as ppf-trace-check (trace_stats.c)."""
     s = dict.fromkeys(("opens", "failed_opens", "execs", "reads", "bytes_read",
                        "writes", "bytes_written", "mmaps", "mapped_bytes",
@@ -337,11 +412,11 @@ def stats(t):
     return s
 
 
-def info_lines(t):
+def info_lines(t: Trace) -> List[str]:
     m, files = t["meta"], t["files"]
     s = stats(t)
-    name = m.get("name")
-    out = ["name %s" % (name.decode("utf-8", "replace") if name is not None else "-"),
+    name = m.get("name")  # bytes: not in META_NUMS
+    out = ["name %s" % (name.decode("utf-8", "replace") if isinstance(name, bytes) else "-"),
            "version %d" % t["version"],
            "events %d" % len(t["events"]),
            "files %d" % len(files),
@@ -351,5 +426,5 @@ def info_lines(t):
     out += ["%s %d" % kv for kv in s.items()]
     for k in ("elapsed_ns", "corrected_elapsed_ns", "untraced_elapsed_ns",
               "compute_ns", "strace_overhead_ns", "inherited_fd_calls", "dropped_events"):
-        out.append("%s %s" % (k, m[k] if k in m else "-"))
+        out.append("%s %s" % (k, str(m[k]) if k in m else "-"))  # ints: in META_NUMS
     return out

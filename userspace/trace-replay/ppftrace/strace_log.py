@@ -5,19 +5,45 @@ One log file per process (strace -ff), so lines never interleave and no
 """
 import os
 import re
+from dataclasses import dataclass
+from typing import List, NamedTuple, Optional, Tuple, Union
 
 _DUR = re.compile(rb" <(\d+)\.(\d{9})>$")
 _HEAD = re.compile(rb"^(\d+)\.(\d{9}) ")
 _NAME = re.compile(rb"([a-z0-9_]+)\(")
 
 
+@dataclass(slots=True, eq=False)
 class Call:
-    __slots__ = ("ts", "dur", "pid", "name", "args", "ret", "ret_path", "err", "seq")
+    """One completed syscall of one process, as strace logged it."""
+    ts: int                  # start, ns since the epoch
+    dur: int                 # duration, ns
+    pid: int
+    name: str                # syscall name
+    args: List[bytes]        # raw argument texts
+    ret: int                 # return value
+    ret_path: Optional[bytes]  # -y path after the return value (fd-returning calls)
+    err: Optional[str]       # errno name (ENOENT...) of a failed call
+    seq: int = 0             # index in global start order (read_logs)
 
-    def __init__(self, ts, dur, pid, name, args, ret, ret_path, err):
-        self.ts, self.dur, self.pid, self.name = ts, dur, pid, name
-        self.args, self.ret, self.ret_path, self.err = args, ret, ret_path, err
-        self.seq = 0
+
+class FdArg(NamedTuple):
+    """An fd argument as strace -y shows it: '3</a/b>'."""
+    fd: Optional[int]
+    path: Optional[bytes]
+
+
+class Mark(NamedTuple):
+    """A '+++ exited' / '--- SIG' line: a process still ran at ts."""
+    kind: str  # always "mark"
+    ts: int
+
+
+class Logs(NamedTuple):
+    """All calls of a run, in start order, and the time span it covered."""
+    calls: List[Call]
+    first: int
+    last: int
 
 
 def num(b: bytes) -> int:
@@ -63,10 +89,11 @@ def unquote(s: bytes) -> bytes:
     return bytes(out)
 
 
-def split_args(s: bytes, i: int):
+def split_args(s: bytes, i: int) -> Tuple[List[bytes], int]:
     """Split the argument list starting after '(' at s[i]; returns (args, end)
     where s[end] is the closing ')'. Respects "...", <...>, (), [], {}."""
-    args, depth, start = [], 0, i
+    args: List[bytes] = []
+    depth, start = 0, i
     n = len(s)
     while i < n:
         c = s[i]
@@ -93,29 +120,30 @@ def split_args(s: bytes, i: int):
     raise ValueError("unterminated argument list")
 
 
-def fd_path(arg: bytes):
+def fd_path(arg: bytes) -> FdArg:
     """'3</a/b>' -> (3, b'/a/b'); '-100</cwd>' -> (-100, b'/cwd'); '3' -> (3, None)."""
     lt = arg.find(b"<")
     if lt < 0 or not arg.endswith(b">"):
         try:
-            return num(arg), None
+            return FdArg(num(arg), None)
         except ValueError:
-            return None, None
+            return FdArg(None, None)
+    fd: Optional[int]
     try:
         fd = num(arg[:lt])
     except ValueError:
         fd = None
-    return fd, unquote(arg[lt + 1:-1])
+    return FdArg(fd, unquote(arg[lt + 1:-1]))
 
 
-def string_arg(arg: bytes):
+def string_arg(arg: bytes) -> Optional[bytes]:
     if arg.startswith(b'"'):
         end = arg.rfind(b'"')
         return unquote(arg[1:end])
     return None
 
 
-def parse_line(line: bytes, pid: int):
+def parse_line(line: bytes, pid: int) -> Union[Call, Mark, None]:
     """A Call, ('exit', ts) for +++/--- lines, or None for lines we skip."""
     m = _HEAD.match(line)
     if not m:
@@ -123,7 +151,7 @@ def parse_line(line: bytes, pid: int):
     ts = int(m.group(1)) * 10**9 + int(m.group(2))
     rest = line[m.end():]
     if rest.startswith(b"+++") or rest.startswith(b"---"):
-        return ("mark", ts)
+        return Mark("mark", ts)
     nm = _NAME.match(rest)
     d = _DUR.search(rest)
     if not nm or not d:
@@ -157,10 +185,12 @@ def parse_line(line: bytes, pid: int):
     return Call(ts, dur, pid, nm.group(1).decode(), args, ret, ret_path, err)
 
 
-def read_logs(prefix):
+def read_logs(prefix: str) -> Logs:
     """All calls of all processes, merged by start time, plus the time span."""
     d, base = os.path.split(prefix)
-    calls, first, last = [], None, None
+    calls: List[Call] = []
+    first: Optional[int] = None
+    last: Optional[int] = None
     for fn in os.listdir(d or "."):
         if not fn.startswith(base + "."):
             continue
@@ -173,8 +203,8 @@ def read_logs(prefix):
                 c = parse_line(line, pid)
                 if c is None:
                     continue
-                if isinstance(c, tuple):
-                    ts, end = c[1], c[1]
+                if isinstance(c, Mark):
+                    ts, end = c.ts, c.ts
                 else:
                     ts, end = c.ts, c.ts + c.dur
                     calls.append(c)
@@ -183,4 +213,4 @@ def read_logs(prefix):
     calls.sort(key=lambda c: (c.ts, c.pid))
     for i, c in enumerate(calls):
         c.seq = i
-    return calls, first or 0, last or 0
+    return Logs(calls, first or 0, last or 0)
