@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gzip
 import json
 import statistics
 from pathlib import Path
@@ -101,7 +100,8 @@ def summarize(name: str) -> Dict[str, Any]:
             "rows": rows, "determinism": det}
 
 
-def f(x: Any, fmt: str = "{:.2f}") -> str:
+def cell(x: Any, fmt: str = "{:.2f}") -> str:
+    """A table cell: x formatted, or "-" when there is no value."""
     return "-" if x is None else fmt.format(x)
 
 
@@ -111,12 +111,12 @@ def table(s: Dict[str, Any]) -> str:
     out = [hdr, "|" + "---|" * 12]
     for r in s["rows"]:
         out.append("| " + " | ".join([
-            r["label"], f(r["elapsed_s"], "{:.3f}"), f(r["think_s"]), f(r["io_latency_s"], "{:.3f}"),
-            f(r["read_mean_us"], "{:.0f}"), f(r["read_p50_us"], "{:.1f}"),
-            f(r["read_p99_us"], "{:.0f}"),
+            r["label"], cell(r["elapsed_s"], "{:.3f}"), cell(r["think_s"]), cell(r["io_latency_s"], "{:.3f}"),
+            cell(r["read_mean_us"], "{:.0f}"), cell(r["read_p50_us"], "{:.1f}"),
+            cell(r["read_p99_us"], "{:.0f}"),
             f"{r['hits']:.0f} / {r['partial']:.0f} / {r['misses']:.0f}",
-            f(r.get("elapsed_red"), "{:+.1f}%"), f(r.get("io_red"), "{:+.1f}%"),
-            f(r.get("read_red"), "{:+.1f}%"), f(r.get("host_s"), "{:.0f}")]) + " |")
+            cell(r.get("elapsed_red"), "{:+.1f}%"), cell(r.get("io_red"), "{:+.1f}%"),
+            cell(r.get("read_red"), "{:+.1f}%"), cell(r.get("host_s"), "{:.0f}")]) + " |")
     return "\n".join(out)
 
 
@@ -148,7 +148,7 @@ def report(name: str, figures: bool = True) -> Dict[str, Any]:
     if figures:
         try:
             from . import plots
-            for p in plots.all_figures(s, RESULTS / s["experiment"]):
+            for p in plots.all_figures(s, RESULTS / s["experiment"], FIGURES):
                 print(f"figure: {p}")
         except ImportError as e:
             print(f"no figures: {e} (apt-get install python3-matplotlib)")

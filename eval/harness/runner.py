@@ -1,39 +1,38 @@
-"""Run an experiment: one VM per configuration (eval/vm/run.py), results
-collected as one JSON per replay under $PPF_CACHE/eval/results/EXPERIMENT/."""
+"""Run an experiment: one VM per configuration (eval/vm/run.py's boot()),
+results collected as one JSON per replay under $PPF_CACHE/eval/results/EXPERIMENT/."""
 
 from __future__ import annotations
 
-import base64
 import concurrent.futures as cf
 import dataclasses
-import io
+import functools
 import json
 import math
 import os
-import re
 import shutil
 import signal
 import subprocess
-import sys
-import tarfile
-import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Set
 
+from .. import tracefmt
+from ..vm import run as vm
+from ..vm.config import BootRequest
+from ..vm.parse import extract
 from . import build
 from .profiles import PROFILES, Profile
 from .workloads import TOP, WORKLOADS, Workload
 
 EXPERIMENTS = TOP / "eval" / "experiments"
 RESULTS = build.CACHE / "results"
-RUN_PY = TOP / "eval" / "vm" / "run.py"
 MODELS = ("none", "last_successor", "pcm", "epcm", "bootlist")
 # Spin rate of the replay's think time (iterations per us), fixed so every
 # boot does the same work: the value ppf-replay's calibration measured in the
 # test VM at icount shift 2 (see docs/results.md, "Determinism").
-DEFAULT_SPIN_RATE = "83"  # = CALIBRATED_SPIN_RATE
+CALIBRATED_SPIN_RATE = 83.0
+DEFAULT_SPIN_RATE = f"{CALIBRATED_SPIN_RATE:g}"  # an experiment's "spin_rate": "83"
 
 
 @dataclasses.dataclass
@@ -84,12 +83,18 @@ def expand(specs: List[Dict[str, Any]]) -> List[Config]:
     return out
 
 
-def trace_of(exp: Dict[str, Any], key: str = "trace") -> Optional[Path]:
-    """A trace: the workload's (default), a path, or {"random": SEED} (synth.py),
-    or {"workload": NAME}.  None when key is absent (other than "trace")."""
+def trace_of(exp: Dict[str, Any]) -> Path:
+    """The trace the measured runs replay: the workload's unless "trace" says."""
+    t = extra_trace(exp, "trace")
+    return WORKLOADS[exp["workload"]].trace if t is None else t
+
+
+def extra_trace(exp: Dict[str, Any], key: str) -> Optional[Path]:
+    """A trace: a path, or {"random": SEED} (synth.py), or {"workload": NAME}.
+    None when key is absent."""
     t = exp.get(key)
     if t is None:
-        return WORKLOADS[exp["workload"]].trace if key == "trace" else None
+        return None
     if isinstance(t, dict) and "random" in t:
         from . import synth
         return synth.random_order(WORKLOADS[exp["workload"]].trace, int(t["random"]))
@@ -99,29 +104,17 @@ def trace_of(exp: Dict[str, Any], key: str = "trace") -> Optional[Path]:
     return p if p.is_absolute() else TOP / p
 
 
-CALIBRATED_SPIN_RATE = 83.0  # ppf-replay's calibration in the VM, icount shift 2
-
-
+@functools.lru_cache(maxsize=None)
 def think_and_compute(trace: Path) -> Dict[str, int]:
     """Recorded think time of a serial trace (ppf-replay's definition: the gap
     since the latest end of any earlier call) and the untraced compute_ns."""
-    import gzip
+    t = tracefmt.load_trace(trace)
     think = end = 0
-    meta: Dict[str, int] = {}
-    with gzip.open(trace, "rt") as f:
-        for line in f:
-            if line.startswith("meta "):
-                k, _, v = line[5:].rstrip("\n").partition(" ")
-                if v.isdigit():
-                    meta[k] = int(v)
-                continue
-            if line.startswith(("ppf-trace", "file ", "#")) or not line.strip():
-                continue
-            start, dur = line.split(" ", 2)[:2]
-            start, dur = int(start), int(dur)
-            think += max(0, start - end)
-            end = max(end, start + dur)
-    return {"think_recorded_ns": think, "compute_ns": meta.get("compute_ns", 0)}
+    for start, dur, *_ in t["events"]:
+        think += max(0, start - end)
+        end = max(end, start + dur)
+    compute = t["meta"].get("compute_ns", 0)
+    return {"think_recorded_ns": think, "compute_ns": compute}
 
 
 def spin_rate(exp: Dict[str, Any]) -> str:
@@ -148,17 +141,6 @@ def eval_conf(exp: Dict[str, Any], c: Config, blktrace: bool) -> str:
     return "".join(f"{k}={val}\n" for k, val in v.items())
 
 
-def extract(log_text: str, dest: Path) -> bool:
-    m = re.search(r"<<<PPF-EVAL-RESULTS>>>\n(.*?)<<<PPF-EVAL-RESULTS-END>>>", log_text, re.S)
-    if not m:
-        return False
-    data = base64.b64decode("".join(l.strip() for l in m.group(1).splitlines()
-                                    if re.fullmatch(r"[A-Za-z0-9+/=]+", l.strip())))
-    with tarfile.open(fileobj=io.BytesIO(data)) as tf:
-        tf.extractall(dest, filter="data")
-    return True
-
-
 class Runner:
     def __init__(self, built: build.Built, wall_clock: bool = False, jobs: int = 2,
                  quiet: bool = False) -> None:
@@ -168,8 +150,8 @@ class Runner:
         self.quiet = quiet
         self.t0 = time.monotonic()
         self.lock = threading.Lock()
-        self.procs: set = set()
-        # a stopped harness stops its VMs (run.py and QEMU, one session each)
+        self.procs: Set["subprocess.Popen[bytes]"] = set()
+        # a stopped harness stops its VMs (QEMU runs in a session of its own)
         for sig in (signal.SIGINT, signal.SIGTERM):
             signal.signal(sig, self._stop)
 
@@ -181,6 +163,10 @@ class Runner:
                 except ProcessLookupError:
                     pass
         raise SystemExit(f"harness: stopped by signal {signum}")
+
+    def _started(self, proc: "subprocess.Popen[bytes]") -> None:
+        with self.lock:
+            self.procs.add(proc)
 
     def say(self, msg: str) -> None:
         with self.lock:
@@ -197,41 +183,38 @@ class Runner:
         conf.write_text(eval_conf(exp, c, blktrace))
         trace = trace_of(exp)
         gb = max(1, math.ceil(img_mb / 1024))
-        cmd = [sys.executable, RUN_PY, "--kernel", self.b.kdir, "--initrd", self.b.initrd,
-               "--script", TOP / "eval" / "guest" / "run-experiment.sh",
-               "--add", f"{self.b.ko}:/ppf/predictive_prefetch.ko",
-               "--add", f"{self.b.replay}:/ppf/ppf-replay",
-               "--add", f"{self.b.helpers['bootlist']}:/ppf/bootlist",
-               "--add", f"{self.b.helpers['nbcopy']}:/ppf/nbcopy",
-               "--add", f"{trace}:/ppf/trace.gz", "--add", f"{conf}:/ppf/eval.conf",
-               *[a for k in ("warmup_trace", "interlude_trace") if exp.get(k) is not None
-                 for a in ("--add", f"{trace_of(exp, k)}:/ppf/{k}.gz")],
-               *(["--add", f"{img}:/ppf/image.img"] if exp.get("image_in_initramfs")
-                 else ["--disk", f"{img}:ro"]),
-               "-m", w.memory, "--smp", "1",
-               "--icount-shift", str(exp["icount_shift"]),
-               "--timeout", str(w.timeout), "--log", out / "vm.log",
-               "--json", out / "vm.json", "-q"]
-        if self.wall_clock:
-            cmd.append("--wall-clock")
-        for p in prof.kernel_params(gb):
-            cmd += ["--append", p]
+        adds = [f"{self.b.ko}:/ppf/predictive_prefetch.ko",
+                f"{self.b.replay}:/ppf/ppf-replay",
+                f"{self.b.helpers['bootlist']}:/ppf/bootlist",
+                f"{self.b.helpers['nbcopy']}:/ppf/nbcopy",
+                f"{trace}:/ppf/trace.gz", f"{conf}:/ppf/eval.conf"]
+        for k in ("warmup_trace", "interlude_trace"):
+            extra = extra_trace(exp, k)
+            if extra is not None:
+                adds.append(f"{extra}:/ppf/{k}.gz")
+        disks: List[str] = []
+        if exp.get("image_in_initramfs"):
+            adds.append(f"{img}:/ppf/image.img")
+        else:
+            disks.append(f"{img}:ro")
+        req = BootRequest(
+            kernel=self.b.kdir, initrd=self.b.initrd,
+            command=(TOP / "eval" / "guest" / "run-experiment.sh").read_text(),
+            adds=tuple(adds), disks=tuple(disks), append=prof.kernel_params(gb),
+            memory=w.memory, smp=1, icount_shift=exp["icount_shift"],
+            timeout=float(w.timeout), wall_clock=self.wall_clock, log=out / "vm.log")
         t = time.monotonic()
         self.say(f"{exp['name']}: {tag} booting")
-        proc = subprocess.Popen([str(x) for x in cmd], text=True, stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, start_new_session=True)
+        res = vm.boot(req, started=self._started)
+        vm.write_json(res, out / "vm.json")
         with self.lock:
-            self.procs.add(proc)
-        proc.communicate()
-        with self.lock:
-            self.procs.discard(proc)
-        res = proc
+            self.procs = {p for p in self.procs if p.poll() is None}
         host_s = time.monotonic() - t
         text = (out / "vm.log").read_text(errors="replace")
         ok = extract(text, out)
         meta = {"config": dataclasses.asdict(c), "tag": tag, "host_s": round(host_s, 1),
                 "build": self.b.identity(), "spin_rate": spin_rate(exp),
-                "run_py_status": res.returncode, "results": ok,
+                "run_py_status": res.exit_code, "results": ok,
                 "vm": json.loads((out / "vm.json").read_text()) if (out / "vm.json").exists()
                 else None}
         (out / "meta.json").write_text(json.dumps(meta, indent=1))
@@ -243,7 +226,7 @@ class Runner:
             err = j["errors"]["unexpected"] + j["errors"]["no_fd"]
             summ.append(f"{r} {j['elapsed_ns'] / 1e9:.3f}s io {j['io_latency_ns'] / 1e9:.3f}s"
                         + (f" UNEXPECTED ERRORS {err}" if err else ""))
-        status = "ok" if ok and res.returncode == 0 else f"FAILED (run.py {res.returncode})"
+        status = "ok" if ok and res.exit_code == 0 else f"FAILED (run.py {res.exit_code})"
         self.say(f"{exp['name']}: {tag} {status} in {host_s:.0f} s host: {'; '.join(summ)}")
         if status != "ok":
             self.say("  " + "\n  ".join(text.splitlines()[-25:]) + f"\n  log: {out}/vm.log")
@@ -285,14 +268,13 @@ def calibrate(built: build.Built, profile: Profile, shift: int = 2) -> Dict[str,
     rand_ios = max(50, min(2000, int(2e9 / profile.completion_nsec)))
     seq_mb = max(32, min(1024, profile.mbps * 3))
     (out / "eval.conf").write_text(f"RAND_IOS={rand_ios}\nSEQ_MB={seq_mb}\n")
-    cmd = [sys.executable, RUN_PY, "--kernel", built.kdir, "--initrd", built.initrd,
-           "--script", TOP / "eval" / "guest" / "calibrate.sh",
-           "--add", f"{out / 'eval.conf'}:/ppf/eval.conf", "-m", "1536M", "--smp", "1",
-           "--icount-shift", str(shift), "--timeout", "900", "--log", out / "vm.log", "-q"]
-    for p in profile.kernel_params(1):
-        cmd += ["--append", p]
+    req = BootRequest(kernel=built.kdir, initrd=built.initrd,
+                      command=(TOP / "eval" / "guest" / "calibrate.sh").read_text(),
+                      adds=(f"{out / 'eval.conf'}:/ppf/eval.conf",),
+                      append=profile.kernel_params(1), memory="1536M", smp=1,
+                      icount_shift=shift, timeout=900.0, log=out / "vm.log")
     t = time.monotonic()
-    subprocess.run([str(x) for x in cmd], check=False)
+    vm.boot(req)
     if not extract((out / "vm.log").read_text(errors="replace"), out):
         raise SystemExit(f"harness: calibration of {profile.name} failed, see {out}/vm.log")
     rj = json.loads((out / "fio-rand.json").read_text())["jobs"][0]["read"]
