@@ -100,6 +100,8 @@ def extra_trace(exp: Dict[str, Any], key: str) -> Optional[Path]:
         return synth.random_order(WORKLOADS[exp["workload"]].trace, int(t["random"]))
     if isinstance(t, dict) and "workload" in t:
         return WORKLOADS[t["workload"]].trace
+    if not isinstance(t, str):
+        raise SystemExit(f"harness: {key}: not a path, random or workload: {t!r}")
     p = Path(t)
     return p if p.is_absolute() else TOP / p
 

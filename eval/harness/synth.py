@@ -46,7 +46,8 @@ def _file_table(src: Path) -> Tuple[Meta, Files, List[Tuple[int, int]]]:
 
 def events(pre: List[Tuple[int, int]], pid: int = 1000) -> List[Event]:
     """Open, read the first CAP bytes in CHUNK reads, close: each file in turn."""
-    t, ev = 0, []
+    t = 0
+    ev: List[Event] = []
     for fid, size in pre:
         t += THINK_NS
         ev.append((t, 5000, pid, "open", fid, (O_CLOEXEC, FD)))

@@ -151,9 +151,9 @@ def stage_modules(work: Path) -> Path:
             shutil.copy2(src, out)
         else:
             raise SystemExit(f"kernel-tests: debian: cannot decompress {src}")
-    for f in ("modules.builtin", "modules.builtin.modinfo"):
-        if (MODDIR / f).exists():
-            shutil.copy2(MODDIR / f, dest / f)
+    for name in ("modules.builtin", "modules.builtin.modinfo"):
+        if (MODDIR / name).exists():
+            shutil.copy2(MODDIR / name, dest / name)
     (dest / "modules.order").write_text("".join(f"{p}\n" for p in order))
     subprocess.run(["depmod", "-b", str(root), ABI], check=True)
     (dest / "ppf-load").write_text(" ".join(LOAD) + "\n")
