@@ -58,9 +58,9 @@ def summarize_config(d: Path, cache: str) -> Optional[Dict[str, Any]]:
 
 def summarize(name: str) -> Dict[str, Any]:
     exp = load_experiment(name)
-    root = RESULTS / exp["name"]
+    root = RESULTS / exp.name
     rows: List[Dict[str, Any]] = []
-    for c in exp["configs_expanded"]:
+    for c in exp.configs:
         s = summarize_config(root / c.name, "hot" if c.cache == "hot" else "cold")
         if s is None:
             continue
@@ -79,7 +79,7 @@ def summarize(name: str) -> Dict[str, Any]:
                 r[out] = 100.0 * (1 - r[k] / base[k]) if base[k] else None
     # determinism: the same configuration in two boots
     det = []
-    for c in exp["configs_expanded"]:
+    for c in exp.configs:
         d1, d2 = root / c.name, root / f"{c.name}.boot2"
         if not d2.exists():
             continue
@@ -90,11 +90,10 @@ def summarize(name: str) -> Dict[str, Any]:
                         "io_latency_ns": [a["io_latency_ns"], b["io_latency_ns"]],
                         "diff_pct": rel})
     info = root / "experiment.json"
-    calib = RESULTS / "profiles" / exp["profile"] / "calibration.json"
-    return {"experiment": exp["name"], "workload": exp["workload"], "profile": exp["profile"],
-            "warmups": exp["warmups"], "runs": exp["runs"],
-            "replay_args": exp.get("replay_args", ""),
-            "spin_rate": exp["spin_rate"], "icount_shift": exp["icount_shift"],
+    calib = RESULTS / "profiles" / exp.profile / "calibration.json"
+    return {"experiment": exp.name, "workload": exp.workload, "profile": exp.profile,
+            "warmups": exp.warmups, "runs": exp.runs, "replay_args": exp.replay_args,
+            "spin_rate": exp.spin_rate, "icount_shift": exp.icount_shift,
             "run": json.loads(info.read_text()) if info.exists() else None,
             "calibration": json.loads(calib.read_text()) if calib.exists() else None,
             "rows": rows, "determinism": det}

@@ -51,21 +51,53 @@ class Config:
         return self.name
 
 
-def load_experiment(name: str) -> Dict[str, Any]:
+@dataclasses.dataclass
+class Experiment:
+    """An experiment file (eval/experiments/NAME.json, harness/README.md)."""
+    name: str
+    workload: str                  # WORKLOADS
+    profile: str                   # PROFILES
+    configs: List[Config]          # the file's "configs", expanded
+    warmups: int = 3
+    runs: int = 2
+    hot_runs: int = 0
+    repeat: List[str] = dataclasses.field(default_factory=list)    # booted twice
+    blktrace: List[str] = dataclasses.field(default_factory=list)  # one run more, traced
+    icount_shift: int = 2
+    spin_rate: Any = DEFAULT_SPIN_RATE  # iterations per us, or "compute"
+    trace: Any = None              # a path, {"random": SEED}, {"workload": NAME}
+    warmup_trace: Any = None
+    interlude_trace: Any = None
+    replay_args: str = ""
+    image_in_initramfs: bool = False
+    spec: Dict[str, Any] = dataclasses.field(default_factory=dict)  # the file + defaults
+    think_scale: Optional[float] = None  # set by spin_rate() for "compute"
+
+    def info(self) -> Dict[str, Any]:
+        """The file with its defaults filled in, as experiment.json records it."""
+        out = dict(self.spec)
+        if self.think_scale is not None:
+            out["think_scale"] = self.think_scale
+        return out
+
+
+def load_experiment(name: str) -> Experiment:
     p = Path(name)
     if not p.exists():
         p = EXPERIMENTS / f"{name}.json"
-    exp = json.loads(p.read_text())
-    exp.setdefault("name", p.stem)
-    exp.setdefault("warmups", 3)
-    exp.setdefault("runs", 2)
-    exp.setdefault("hot_runs", 0)
-    exp.setdefault("repeat", [])
-    exp.setdefault("blktrace", [])
-    exp.setdefault("icount_shift", 2)
-    exp.setdefault("spin_rate", DEFAULT_SPIN_RATE)
-    exp["configs_expanded"] = expand(exp["configs"])
-    return exp
+    spec = json.loads(p.read_text())
+    spec.setdefault("name", p.stem)
+    spec.setdefault("warmups", 3)
+    spec.setdefault("runs", 2)
+    spec.setdefault("hot_runs", 0)
+    spec.setdefault("repeat", [])
+    spec.setdefault("blktrace", [])
+    spec.setdefault("icount_shift", 2)
+    spec.setdefault("spin_rate", DEFAULT_SPIN_RATE)
+    fields = {f.name for f in dataclasses.fields(Experiment)} - {"configs", "spec",
+                                                                 "think_scale"}
+    return Experiment(configs=expand(spec["configs"]), spec=spec,
+                      **{k: v for k, v in spec.items() if k in fields})
 
 
 def expand(specs: List[Dict[str, Any]]) -> List[Config]:
@@ -83,21 +115,21 @@ def expand(specs: List[Dict[str, Any]]) -> List[Config]:
     return out
 
 
-def trace_of(exp: Dict[str, Any]) -> Path:
+def trace_of(exp: Experiment) -> Path:
     """The trace the measured runs replay: the workload's unless "trace" says."""
     t = extra_trace(exp, "trace")
-    return WORKLOADS[exp["workload"]].trace if t is None else t
+    return WORKLOADS[exp.workload].trace if t is None else t
 
 
-def extra_trace(exp: Dict[str, Any], key: str) -> Optional[Path]:
-    """A trace: a path, or {"random": SEED} (synth.py), or {"workload": NAME}.
-    None when key is absent."""
-    t = exp.get(key)
+def extra_trace(exp: Experiment, key: str) -> Optional[Path]:
+    """A trace (key: trace, warmup_trace or interlude_trace): a path, or
+    {"random": SEED} (synth.py), or {"workload": NAME}.  None when absent."""
+    t = getattr(exp, key)
     if t is None:
         return None
     if isinstance(t, dict) and "random" in t:
         from . import synth
-        return synth.random_order(WORKLOADS[exp["workload"]].trace, int(t["random"]))
+        return synth.random_order(WORKLOADS[exp.workload].trace, int(t["random"]))
     if isinstance(t, dict) and "workload" in t:
         return WORKLOADS[t["workload"]].trace
     if not isinstance(t, str):
@@ -119,27 +151,28 @@ def think_and_compute(trace: Path) -> Dict[str, int]:
     return {"think_recorded_ns": think, "compute_ns": compute}
 
 
-def spin_rate(exp: Dict[str, Any]) -> str:
+def spin_rate(exp: Experiment) -> str:
     """"compute": think time scaled so that its total is the untraced run's
     user+sys time (the recorded gaps also hold strace's per-process costs)."""
-    if str(exp["spin_rate"]) != "compute":
-        return str(exp["spin_rate"])
+    if str(exp.spin_rate) != "compute":
+        return str(exp.spin_rate)
     tc = think_and_compute(trace_of(exp))
-    exp["think_scale"] = tc["compute_ns"] / tc["think_recorded_ns"]
-    return f"{CALIBRATED_SPIN_RATE * exp['think_scale']:.3f}"
+    exp.think_scale = tc["compute_ns"] / tc["think_recorded_ns"]
+    return f"{CALIBRATED_SPIN_RATE * exp.think_scale:.3f}"
 
 
-def eval_conf(exp: Dict[str, Any], c: Config, blktrace: bool) -> str:
+def eval_conf(exp: Experiment, c: Config, blktrace: bool) -> str:
+    """The guest's /ppf/eval.conf (run-experiment.sh) for configuration c."""
     model_on = c.model in ("last_successor", "pcm", "epcm")
-    runs, hot = (exp["runs"], exp["hot_runs"]) if c.cache == "cold" else (0, exp["runs"])
-    v = {"TRACE": "/ppf/trace.gz", "WARMUPS": exp["warmups"], "RUNS": runs,
+    runs, hot = (exp.runs, exp.hot_runs) if c.cache == "cold" else (0, exp.runs)
+    v = {"TRACE": "/ppf/trace.gz", "WARMUPS": exp.warmups, "RUNS": runs,
          "HOT_RUNS": hot, "SPIN_RATE": spin_rate(exp),
          "MODEL": c.model if model_on else "epcm", "PS": c.ps, "ORDER": c.order,
          "MODEL_ON": int(model_on), "BOOTLIST": int(c.model == "bootlist"),
          "BLKTRACE": int(blktrace),
-         "IMAGE": "/ppf/image.img" if exp.get("image_in_initramfs") else "/dev/vda",
+         "IMAGE": "/ppf/image.img" if exp.image_in_initramfs else "/dev/vda",
          **{k.upper(): f"/ppf/{k}.gz" for k in ("warmup_trace", "interlude_trace")
-            if exp.get(k) is not None}, "REPLAY_ARGS": f"'{exp.get('replay_args', '')}'"}
+            if getattr(exp, k) is not None}, "REPLAY_ARGS": f"'{exp.replay_args}'"}
     return "".join(f"{k}={val}\n" for k, val in v.items())
 
 
@@ -174,10 +207,10 @@ class Runner:
         with self.lock:
             print(f"[{time.monotonic() - self.t0:7.1f} s] {msg}", flush=True)
 
-    def boot(self, exp: Dict[str, Any], c: Config, tag: str, img: Path, img_mb: int,
+    def boot(self, exp: Experiment, c: Config, tag: str, img: Path, img_mb: int,
              out: Path, blktrace: bool) -> Dict[str, Any]:
-        w = WORKLOADS[exp["workload"]]
-        prof = PROFILES[exp["profile"]]
+        w = WORKLOADS[exp.workload]
+        prof = PROFILES[exp.profile]
         if out.exists():
             shutil.rmtree(out)
         out.mkdir(parents=True)
@@ -195,7 +228,7 @@ class Runner:
             if extra is not None:
                 adds.append(f"{extra}:/ppf/{k}.gz")
         disks: List[str] = []
-        if exp.get("image_in_initramfs"):
+        if exp.image_in_initramfs:
             adds.append(f"{img}:/ppf/image.img")
         else:
             disks.append(f"{img}:ro")
@@ -203,10 +236,10 @@ class Runner:
             kernel=self.b.kdir, initrd=self.b.initrd,
             command=(TOP / "eval" / "guest" / "run-experiment.sh").read_text(),
             adds=tuple(adds), disks=tuple(disks), append=prof.kernel_params(gb),
-            memory=w.memory, smp=1, icount_shift=exp["icount_shift"],
+            memory=w.memory, smp=1, icount_shift=exp.icount_shift,
             timeout=float(w.timeout), wall_clock=self.wall_clock, log=out / "vm.log")
         t = time.monotonic()
-        self.say(f"{exp['name']}: {tag} booting")
+        self.say(f"{exp.name}: {tag} booting")
         res = vm.boot(req, started=self._started)
         vm.write_json(res, out / "vm.json")
         with self.lock:
@@ -229,35 +262,35 @@ class Runner:
             summ.append(f"{r} {j['elapsed_ns'] / 1e9:.3f}s io {j['io_latency_ns'] / 1e9:.3f}s"
                         + (f" UNEXPECTED ERRORS {err}" if err else ""))
         status = "ok" if ok and res.exit_code == 0 else f"FAILED (run.py {res.exit_code})"
-        self.say(f"{exp['name']}: {tag} {status} in {host_s:.0f} s host: {'; '.join(summ)}")
+        self.say(f"{exp.name}: {tag} {status} in {host_s:.0f} s host: {'; '.join(summ)}")
         if status != "ok":
             self.say("  " + "\n  ".join(text.splitlines()[-25:]) + f"\n  log: {out}/vm.log")
         return meta
 
-    def run(self, exp: Dict[str, Any], only: Optional[List[str]] = None) -> Path:
-        w = WORKLOADS[exp["workload"]]
+    def run(self, exp: Experiment, only: Optional[List[str]] = None) -> Path:
+        w = WORKLOADS[exp.workload]
         img, img_mb = build.workload_image(w, trace_of(exp))
-        root = RESULTS / exp["name"]
+        root = RESULTS / exp.name
         root.mkdir(parents=True, exist_ok=True)
         jobs = []
-        for c in exp["configs_expanded"]:
+        for c in exp.configs:
             if only and c.name not in only:
                 continue
-            jobs.append((c, c.name, c.name in exp["blktrace"]))
-            if c.name in exp["repeat"]:
+            jobs.append((c, c.name, c.name in exp.blktrace))
+            if c.name in exp.repeat:
                 jobs.append((c, f"{c.name}.boot2", False))
-        self.say(f"{exp['name']}: {len(jobs)} VMs ({exp['workload']}, {exp['profile']}, "
-                 f"{exp['warmups']} warm-ups, {exp['runs']} runs), {self.jobs} at a time")
+        self.say(f"{exp.name}: {len(jobs)} VMs ({exp.workload}, {exp.profile}, "
+                 f"{exp.warmups} warm-ups, {exp.runs} runs), {self.jobs} at a time")
         with cf.ThreadPoolExecutor(self.jobs) as ex:
             futs = [ex.submit(self.boot, exp, c, tag, img, img_mb, root / tag, bt)
                     for c, tag, bt in jobs]
             for f in futs:
                 f.result()
-        info = {"experiment": {k: v for k, v in exp.items() if k != "configs_expanded"},
+        info = {"experiment": exp.info(),
                 "build": self.b.identity(), "image_mb": img_mb,
                 "host_s": round(time.monotonic() - self.t0, 1)}
         (root / "experiment.json").write_text(json.dumps(info, indent=1))
-        self.say(f"{exp['name']}: done, results in {root}")
+        self.say(f"{exp.name}: done, results in {root}")
         return root
 
 

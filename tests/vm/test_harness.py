@@ -9,7 +9,6 @@ import sys
 import tempfile
 import unittest
 from pathlib import Path
-from typing import Any, Dict
 from unittest import mock
 
 sys.dont_write_bytecode = True
@@ -36,15 +35,18 @@ class ExperimentTest(unittest.TestCase):
 
     def test_defaults(self) -> None:
         exp = runner.load_experiment("selftest-andrew")
-        self.assertEqual((exp["name"], exp["hot_runs"], exp["icount_shift"], exp["blktrace"]),
+        self.assertEqual((exp.name, exp.hot_runs, exp.icount_shift, exp.blktrace),
                          ("selftest-andrew", 0, 2, []))
-        exp = runner.load_experiment("glimpse-hdd2001")
-        self.assertIn(exp["spin_rate"], ("83", "compute"))
         self.assertEqual(runner.DEFAULT_SPIN_RATE, "83")
+        # experiment.json: the file, then the defaults it lacked, in that order
+        self.assertEqual(list(exp.info()), ["description", "workload", "profile", "spin_rate",
+                                            "replay_args", "image_in_initramfs", "warmups",
+                                            "runs", "repeat", "configs", "name", "hot_runs",
+                                            "blktrace", "icount_shift"])
 
     def test_eval_conf(self) -> None:
         exp = runner.load_experiment("selftest-andrew")
-        none, epcm = exp["configs_expanded"]
+        none, epcm = exp.configs
         # make test's short evaluation: these exact files went into its VMs
         common = ("TRACE=/ppf/trace.gz\nWARMUPS=3\nRUNS=1\nHOT_RUNS=0\nSPIN_RATE=37.885\n"
                   "MODEL=epcm\nPS=64\nORDER=51\n")
@@ -58,21 +60,26 @@ class ExperimentTest(unittest.TestCase):
         self.assertIn("BLKTRACE=1\n", conf)
 
     def test_spin_rate(self) -> None:
-        self.assertEqual(runner.spin_rate({"spin_rate": "83"}), "83")
-        exp: Dict[str, Any] = {"spin_rate": "compute", "workload": "andrew"}
+        exp = runner.Experiment("x", "andrew", "hdd", [])
+        self.assertEqual(runner.spin_rate(exp), "83")
+        self.assertIsNone(exp.think_scale)
+        exp.spin_rate = "compute"
         self.assertEqual(runner.spin_rate(exp), "37.885")
-        self.assertAlmostEqual(float(exp["think_scale"]), 2044700999 / 4479646425)
+        self.assertAlmostEqual(exp.think_scale or 0, 2044700999 / 4479646425)
+        self.assertEqual(exp.info()["think_scale"], exp.think_scale)
 
     def test_think_and_compute(self) -> None:
         self.assertEqual(runner.think_and_compute(ANDREW),
                          {"think_recorded_ns": 4479646425, "compute_ns": 2044700999})
 
     def test_trace_of(self) -> None:
-        self.assertEqual(runner.trace_of({"workload": "andrew"}), ANDREW)
-        self.assertEqual(runner.trace_of({"workload": "gnuld", "trace": {"workload": "andrew"}}),
-                         ANDREW)
-        self.assertIsNone(runner.extra_trace({"workload": "andrew"}, "warmup_trace"))
-        self.assertEqual(runner.trace_of({"workload": "andrew", "trace": "/x.gz"}), Path("/x.gz"))
+        exp = runner.Experiment("x", "andrew", "hdd", [])
+        self.assertEqual(runner.trace_of(exp), ANDREW)
+        self.assertIsNone(runner.extra_trace(exp, "warmup_trace"))
+        exp.trace = "/x.gz"
+        self.assertEqual(runner.trace_of(exp), Path("/x.gz"))
+        exp = runner.Experiment("x", "gnuld", "hdd", [], trace={"workload": "andrew"})
+        self.assertEqual(runner.trace_of(exp), ANDREW)
 
 
 class SynthTest(unittest.TestCase):
