@@ -23,7 +23,7 @@ from ..vm.config import BootRequest
 from ..vm.parse import extract
 from . import build
 from .profiles import PROFILES, Profile
-from .workloads import TOP, WORKLOADS, Workload
+from .workloads import TOP, WORKLOADS
 
 EXPERIMENTS = TOP / "eval" / "experiments"
 RESULTS = build.CACHE / "results"

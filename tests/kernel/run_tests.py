@@ -24,7 +24,7 @@ import os
 import sys
 import tempfile
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Sequence, Tuple
 
 TOP = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(TOP))  # the tests are a client of eval/vm/, the VM layer
