@@ -14,10 +14,15 @@ from unittest import mock
 sys.dont_write_bytecode = True
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from eval import tracefmt  # noqa: E402
-from eval.harness import runner, synth  # noqa: E402
+from eval.harness import report, runner, synth  # noqa: E402
 from eval.harness.workloads import WORKLOADS  # noqa: E402
+from eval.vm import parse  # noqa: E402
 
 ANDREW = WORKLOADS["andrew"].trace
+# A run of make test's short evaluation (selftest-andrew): the measured run's
+# results of each VM, and one VM's console (tests/vm/test_data/).
+DATA = Path(__file__).resolve().parent / "test_data"
+RESULTS = DATA / "eval-results"
 
 
 class ExperimentTest(unittest.TestCase):
@@ -101,6 +106,40 @@ class SynthTest(unittest.TestCase):
                 out.rename(again)
                 self.assertEqual(synth.random_order(ANDREW, seed).read_bytes(),
                                  again.read_bytes())
+
+
+class SummaryTest(unittest.TestCase):
+    def test_summarize(self) -> None:
+        with mock.patch.object(report, "RESULTS", RESULTS):
+            s = report.summarize("selftest-andrew")
+        rows = {r["config"]: r for r in s["rows"]}
+        none, epcm = rows["none"], rows["epcm-64-51"]
+        self.assertEqual((none["io_latency_s"], epcm["io_latency_s"]),
+                         (3.147284556, 3.009902828))
+        self.assertEqual((none["misses"], epcm["misses"]), (192, 61))
+        self.assertEqual((epcm["baseline"], f"{epcm['io_red']:.2f}"), ("none", "4.37"))
+        self.assertEqual(s["determinism"], [
+            {"config": "none", "elapsed_ns": [5420576756, 5420576756],
+             "io_latency_ns": [3147284556, 3147284556], "diff_pct": 0.0}])
+        table = report.table(s).splitlines()
+        self.assertEqual(table[3], "| epcm 64/51 | 5.298 | 2.07 | 3.010 | 490 | 6.6 | 12160 | "
+                         "3817 / 86 / 61 | +2.3% | +4.4% | +18.9% | 80 |")
+        self.assertIn("| none | 5,420,576,756 | 5,420,576,756 | 0.0000% |",
+                      report.det_table(s))
+
+    def test_cell(self) -> None:
+        self.assertEqual((report.cell(None), report.cell(1.234), report.cell(2, "{:+.1f}%")),
+                         ("-", "1.23", "+2.0%"))
+
+    def test_extract_recorded_console(self) -> None:
+        """The console of the "none" VM holds the results the harness kept."""
+        with tempfile.TemporaryDirectory() as tmp:
+            self.assertTrue(parse.extract((DATA / "eval-selftest-none.log").read_text(),
+                                          Path(tmp)))
+            for name in ("cold-1.json", "ppf-stats.txt"):
+                self.assertEqual((Path(tmp) / name).read_bytes(),
+                                 (RESULTS / "selftest-andrew" / "none" / name).read_bytes())
+            self.assertTrue((Path(tmp) / "cold-1.reads.gz").exists())
 
 
 if __name__ == "__main__":

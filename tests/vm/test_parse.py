@@ -1,7 +1,8 @@
 """eval/vm/parse.py on recorded consoles (tests/vm/test_data/, like kunit's).
 
 kernel-*.log are the console logs of two kernel tests (tests/kernel/run_tests.py
---only predict / --only sysctl on the base test kernel), as run.py wrote them.
+--only predict / --only sysctl on the base test kernel), eval-selftest-none.log
+one VM of make test's short evaluation, as run.py wrote them.
 """
 
 from __future__ import annotations
@@ -37,6 +38,13 @@ class RecordedConsoleTest(unittest.TestCase):
         self.assertEqual((res.guest_start_uptime_s, res.guest_end_uptime_s), (1.24, 11.75))
         parse.classify(res, False, 0)
         self.assertEqual((res.status, res.exit_code), ("ok", 0))
+
+    def test_evaluation_console(self) -> None:
+        res = scan_file("eval-selftest-none.log")
+        parse.classify(res, False, 0)
+        self.assertEqual((res.status, res.guest_rc, res.splats), ("ok", 0, []))
+        text = (DATA / "eval-selftest-none.log").read_text()
+        self.assertEqual(parse.count_checks(text), (0, 0))
 
     def test_checks(self) -> None:
         self.assertEqual(parse.count_checks((DATA / "kernel-predict.log").read_text()),
