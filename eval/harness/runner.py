@@ -147,8 +147,9 @@ def think_and_compute(trace: Path) -> Dict[str, int]:
     for start, dur, *_ in t["events"]:
         think += max(0, start - end)
         end = max(end, start + dur)
-    compute = t["meta"].get("compute_ns", 0)
-    return {"think_recorded_ns": think, "compute_ns": compute}
+    compute = t["meta"].get("compute_ns", 0)  # a number in META_NUMS: an int
+    return {"think_recorded_ns": think,
+            "compute_ns": compute if isinstance(compute, int) else 0}
 
 
 def spin_rate(exp: Experiment) -> str:
