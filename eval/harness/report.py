@@ -110,7 +110,8 @@ def table(s: Dict[str, Any]) -> str:
     out = [hdr, "|" + "---|" * 12]
     for r in s["rows"]:
         out.append("| " + " | ".join([
-            r["label"], cell(r["elapsed_s"], "{:.3f}"), cell(r["think_s"]), cell(r["io_latency_s"], "{:.3f}"),
+            r["label"], cell(r["elapsed_s"], "{:.3f}"), cell(r["think_s"]),
+            cell(r["io_latency_s"], "{:.3f}"),
             cell(r["read_mean_us"], "{:.0f}"), cell(r["read_p50_us"], "{:.1f}"),
             cell(r["read_p99_us"], "{:.0f}"),
             f"{r['hits']:.0f} / {r['partial']:.0f} / {r['misses']:.0f}",

@@ -19,8 +19,8 @@ What differs from the test kernel, and what this module does about it:
   /lib/modules/<ABI>/.  (Busybox 1.35 modprobe does load .ko.xz, but only
   after finit_module refused each one, which logs "Invalid ELF header magic:
   != ELF" on the console, and it unpacks xz in the slow guest.)
-- debian-prelude.sh, put in front of each guest command (prelude()), checks uname -r and
-  modprobes the subset (crc32c_generic first: ext4 only names it as a
+- debian-prelude.sh, put in front of each guest command (prelude()), checks
+  uname -r and modprobes the subset (crc32c_generic first: ext4 only names it as a
   softdep, which busybox modprobe ignores, and TCG's CPU has no SSE4.2 for
   crc32c-intel), then waits for the virtio disks' /dev nodes.
 
