@@ -6,11 +6,18 @@
 #   build   gcc make zlib1g-dev            (models, simulator, benchmark)
 #   test    + clang libclang-rt-14-dev     (sanitizers, libFuzzer)
 #           + strace python3                (trace recorder and its tests)
+#           + mypy                          (make test's python-checks suite)
+#
+# mypy comes from Debian (the mypy package, /usr/bin/mypy, 1.0.1 on Debian 12)
+# like every other tool here, not from pip: one version per Debian release, so
+# a new mypy release cannot turn make test red overnight, and no pip
+# install into whichever python3 is first on PATH.  It checks source files;
+# the interpreter it runs under does not matter.
 set -euo pipefail
 
 declare -A GROUP=(
 	[build]="gcc make libc6-dev zlib1g-dev python3"
-	[test]="gcc make libc6-dev zlib1g-dev python3 clang libclang-rt-14-dev strace"
+	[test]="gcc make libc6-dev zlib1g-dev python3 clang libclang-rt-14-dev strace mypy"
 )
 
 want=()

@@ -47,11 +47,31 @@ fuzz() {
 	fi
 }
 
+# The Python checks, as kunit's run_checks.py: the unit tests of the VM layer
+# and the harness (tests/vm/, no VM), then mypy (mypy.ini: no untyped
+# definitions) over the project's Python.  mypy counts as one check.
+python_checks() {
+	local line p f rc=0
+	python3 -m pytest -q -p no:cacheprovider --junitxml="$BUILD/python-tests.xml" tests/vm
+	line=$(python3 scripts/pytest-summary.py "$BUILD/python-tests.xml") || rc=1
+	[[ -n "$line" ]] || line="0 passed, 1 failed"
+	p=${line%% passed*}
+	f=${line#*passed, }; f=${f%% failed*}
+	if mypy eval tests/kernel tests/vm userspace/trace-replay/ppftrace; then
+		p=$((p + 1))
+	else
+		f=$((f + 1)); rc=1
+	fi
+	echo "$p passed, $f failed"
+	return $rc
+}
+
 suite models "$BUILD/test_models"
 suite invariants "$BUILD/test_invariants"
 suite trace make -s -C tests/trace test
 suite replay make -s -C tests/replay test
 suite sim sh -c "python3 -m pytest -q -p no:cacheprovider --junitxml=$BUILD/sim-tests.xml tests/sim; python3 scripts/pytest-summary.py $BUILD/sim-tests.xml"
+suite python-checks python_checks
 suite kernel python3 tests/kernel/run_tests.py
 suite kernel-style scripts/kernel-style.sh
 suite eval python3 eval/harness/selftest.py

@@ -58,7 +58,7 @@ def main(argv: List[str]) -> int:
         run.run(exp, a.only)
         if a.report:
             from . import report
-            report.report(exp["name"])
+            report.report(exp.name)
     return 0
 
 

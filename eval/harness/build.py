@@ -10,17 +10,18 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, Sequence, Tuple
 
+from ..vm import kernel
+from ..vm.config import BASE
+from ..vm.kernel import sh
 from .workloads import TOP, Workload
 
-CACHE = Path(os.environ.get("PPF_CACHE", "/var/cache/ppf")) / "eval"
+# A cache of the evaluation's own (module build dir included): the kernel
+# tests may build the module at the same time.
+CACHE = kernel.CACHE / "eval"
 GUEST = TOP / "eval" / "guest"
 REPLAY = TOP / "userspace" / "trace-replay" / "replay" / "ppf-replay"
-
-# tests/kernel/run_tests.py: build_kernel / build_module / ensure_packages
-sys.path.insert(0, str(TOP / "tests" / "kernel"))
-import run_tests as kt  # noqa: E402
 
 PACKAGES = ["e2fsprogs", "gcc", "libc6-dev", "make", "python3", "qemu-system-x86",
             "zlib1g-dev", "busybox-static", "python3-matplotlib", "blktrace"]
@@ -30,13 +31,9 @@ def log(msg: str) -> None:
     print(f"harness: {msg}", file=sys.stderr, flush=True)
 
 
-def sh(cmd: Sequence[object], **kw) -> subprocess.CompletedProcess:
-    return subprocess.run([str(c) for c in cmd], check=True, text=True, **kw)
-
-
 def ensure_packages(extra: Sequence[str] = ()) -> None:
     """Install what is missing (scripts/install-deps.sh says what it does)."""
-    kt.ensure_packages([*PACKAGES, *extra])
+    kernel.ensure_packages([*PACKAGES, *extra])
 
 
 class Built:
@@ -46,10 +43,9 @@ class Built:
         t0 = time.monotonic()
         CACHE.mkdir(parents=True, exist_ok=True)
         log("building the test kernel (cached)")
-        self.kdir = kt.build_kernel("base")
+        self.kdir = kernel.build_kernel(BASE)
         log(f"building the module against {self.kdir}")
-        kt.CACHE = CACHE  # a module build dir of our own: kernel tests may run meanwhile
-        self.ko = kt.build_module(self.kdir)
+        self.ko = kernel.build_module(self.kdir, CACHE)
         log("building ppf-replay (static)")
         sh(["make", "-s", "-C", TOP / "userspace" / "trace-replay", "replay"])
         self.replay = REPLAY
@@ -65,7 +61,7 @@ class Built:
             src = GUEST / f"{name}.c"
             dst = d / name
             if not dst.exists() or dst.stat().st_mtime < src.stat().st_mtime:
-                sh(["gcc", "-static", "-O2", "-Wall", "-Wextra", "-Werror", "-o", dst, src])
+                kernel.build_static(src, dst)
             out[name] = dst
         return out
 
@@ -74,8 +70,7 @@ class Built:
         out = CACHE / name
         script = TOP / "eval" / "vm" / "initramfs.sh"
         if not out.exists() or out.stat().st_mtime < script.stat().st_mtime:
-            sh([script, "-o", out, "--fio" if fio else "--blktrace"],
-               stdout=subprocess.DEVNULL)
+            kernel.make_initramfs(out, options=["--fio" if fio else "--blktrace"], quiet=True)
         return out
 
     def identity(self) -> Dict[str, str]:
@@ -83,19 +78,19 @@ class Built:
             r = subprocess.run(["git", "-C", str(TOP), *a], text=True,
                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
             return r.stdout.strip()
-        h = hashlib.sha256(self.ko.read_bytes()).hexdigest()[:12]
         return {"git": git("rev-parse", "--short", "HEAD"),
                 "dirty": "yes" if git("status", "--porcelain", "--", "fs", "mm", "models",
                                       "Kbuild") else "no",
-                "kdir": self.kdir.name, "module_sha256": h,
-                "replay_sha256": hashlib.sha256(self.replay.read_bytes()).hexdigest()[:12]}
+                "kdir": self.kdir.name, "module_sha256": sha(self.ko),
+                "replay_sha256": sha(self.replay)}
 
 
 def sha(path: Path) -> str:
+    """The first 12 hex digits of path's SHA-256."""
     return hashlib.sha256(path.read_bytes()).hexdigest()[:12]
 
 
-def workload_image(w: Workload, trace: Path) -> (Path, int):
+def workload_image(w: Workload, trace: Path) -> Tuple[Path, int]:
     """The workload's file tree (ppf-replay build-tree) as an ext4 image,
     tree under /t.  Returns (image, size in MiB).  Cached by trace digest."""
     key = f"{w.name}-{sha(trace)}-{w.room_mb}-v2"

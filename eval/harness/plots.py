@@ -1,4 +1,5 @@
-"""Figures in the paper's spirit (matplotlib, PNG, small) under docs/figures/."""
+"""Figures in the paper's spirit (matplotlib, PNG, small), written to out_dir
+(report.py passes docs/figures/)."""
 
 from __future__ import annotations
 
@@ -15,10 +16,8 @@ except ImportError:  # Debian's python3-matplotlib, for another CPython 3.11 (py
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from .report import FIGURES  # noqa: E402
 
-
-def reductions(s: Dict[str, Any]) -> Path:
+def reductions(s: Dict[str, Any], out_dir: Path) -> Path:
     rows = [r for r in s["rows"] if r["config"] != "none" and r.get("io_red") is not None]
     labels = [r["label"] for r in rows]
     x = range(len(rows))
@@ -37,13 +36,13 @@ def reductions(s: Dict[str, Any]) -> Path:
     ax.legend(fontsize=8)
     ax.grid(axis="y", lw=0.3)
     fig.tight_layout()
-    out = FIGURES / f"{s['experiment']}-reductions.png"
+    out = out_dir / f"{s['experiment']}-reductions.png"
     fig.savefig(out)
     plt.close(fig)
     return out
 
 
-def latency_cdf(s: Dict[str, Any], root: Path) -> Path:
+def latency_cdf(s: Dict[str, Any], root: Path, out_dir: Path) -> Path:
     fig, ax = plt.subplots(figsize=(6, 3.6), dpi=90)
     for r in s["rows"]:
         name = "hot-1" if r["cache"] == "hot" else "cold-1"
@@ -64,13 +63,13 @@ def latency_cdf(s: Dict[str, Any], root: Path) -> Path:
     ax.legend(fontsize=7)
     ax.grid(lw=0.3)
     fig.tight_layout()
-    out = FIGURES / f"{s['experiment']}-latency.png"
+    out = out_dir / f"{s['experiment']}-latency.png"
     fig.savefig(out)
     plt.close(fig)
     return out
 
 
-def blk_timeline(s: Dict[str, Any], root: Path) -> List[Path]:
+def blk_timeline(s: Dict[str, Any], root: Path, out_dir: Path) -> List[Path]:
     panels = [(r, root / r["config"] / "blktrace.txt") for r in s["rows"]]
     panels = [(r, p) for r, p in panels if p.exists()]
     if not panels:
@@ -97,17 +96,18 @@ def blk_timeline(s: Dict[str, Any], root: Path) -> List[Path]:
         ax.legend(fontsize=7, markerscale=4, loc="upper right")
     axes[-1, 0].set_xlabel("time since blktrace start (s, guest clock)")
     fig.tight_layout()
-    out = FIGURES / f"{s['experiment']}-blktrace.png"
+    out = out_dir / f"{s['experiment']}-blktrace.png"
     fig.savefig(out)
     plt.close(fig)
     return [out]
 
 
-def all_figures(s: Dict[str, Any], root: Path) -> List[Path]:
-    FIGURES.mkdir(parents=True, exist_ok=True)
+def all_figures(s: Dict[str, Any], root: Path, out_dir: Path) -> List[Path]:
+    """Every figure of summary s (results under root) in out_dir."""
+    out_dir.mkdir(parents=True, exist_ok=True)
     out = []
     if len(s["rows"]) > 1:
-        out.append(reductions(s))
-    out.append(latency_cdf(s, root))
-    out += blk_timeline(s, root)
+        out.append(reductions(s, out_dir))
+    out.append(latency_cdf(s, root, out_dir))
+    out += blk_timeline(s, root, out_dir)
     return out

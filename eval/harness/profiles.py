@@ -14,7 +14,9 @@ in the guest (calibrate).
 from __future__ import annotations
 
 import dataclasses
-from typing import Dict, List
+from typing import Dict, Tuple
+
+from ..vm.config import null_blk_params
 
 
 @dataclasses.dataclass(frozen=True)
@@ -24,14 +26,9 @@ class Profile:
     mbps: int                 # bandwidth cap, MiB/s (null_blk's unit)
     source: str               # where the numbers come from
 
-    def kernel_params(self, gb: int, nr_devices: int = 2) -> List[str]:
-        return [
-            "null_blk.memory_backed=1", "null_blk.irqmode=2",
-            f"null_blk.completion_nsec={self.completion_nsec}",
-            "null_blk.hw_queue_depth=1", "null_blk.submit_queues=1",
-            f"null_blk.gb={gb}", f"null_blk.mbps={self.mbps}",
-            f"null_blk.nr_devices={nr_devices}",
-        ]
+    def kernel_params(self, gb: int, nr_devices: int = 2) -> Tuple[str, ...]:
+        return null_blk_params(gb, completion_nsec=self.completion_nsec, mbps=self.mbps,
+                               nr_devices=nr_devices)
 
 
 PROFILES: Dict[str, Profile] = {p.name: p for p in [

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gzip
 import json
 import statistics
 from pathlib import Path
@@ -59,9 +58,9 @@ def summarize_config(d: Path, cache: str) -> Optional[Dict[str, Any]]:
 
 def summarize(name: str) -> Dict[str, Any]:
     exp = load_experiment(name)
-    root = RESULTS / exp["name"]
+    root = RESULTS / exp.name
     rows: List[Dict[str, Any]] = []
-    for c in exp["configs_expanded"]:
+    for c in exp.configs:
         s = summarize_config(root / c.name, "hot" if c.cache == "hot" else "cold")
         if s is None:
             continue
@@ -80,7 +79,7 @@ def summarize(name: str) -> Dict[str, Any]:
                 r[out] = 100.0 * (1 - r[k] / base[k]) if base[k] else None
     # determinism: the same configuration in two boots
     det = []
-    for c in exp["configs_expanded"]:
+    for c in exp.configs:
         d1, d2 = root / c.name, root / f"{c.name}.boot2"
         if not d2.exists():
             continue
@@ -91,17 +90,17 @@ def summarize(name: str) -> Dict[str, Any]:
                         "io_latency_ns": [a["io_latency_ns"], b["io_latency_ns"]],
                         "diff_pct": rel})
     info = root / "experiment.json"
-    calib = RESULTS / "profiles" / exp["profile"] / "calibration.json"
-    return {"experiment": exp["name"], "workload": exp["workload"], "profile": exp["profile"],
-            "warmups": exp["warmups"], "runs": exp["runs"],
-            "replay_args": exp.get("replay_args", ""),
-            "spin_rate": exp["spin_rate"], "icount_shift": exp["icount_shift"],
+    calib = RESULTS / "profiles" / exp.profile / "calibration.json"
+    return {"experiment": exp.name, "workload": exp.workload, "profile": exp.profile,
+            "warmups": exp.warmups, "runs": exp.runs, "replay_args": exp.replay_args,
+            "spin_rate": exp.spin_rate, "icount_shift": exp.icount_shift,
             "run": json.loads(info.read_text()) if info.exists() else None,
             "calibration": json.loads(calib.read_text()) if calib.exists() else None,
             "rows": rows, "determinism": det}
 
 
-def f(x: Any, fmt: str = "{:.2f}") -> str:
+def cell(x: Any, fmt: str = "{:.2f}") -> str:
+    """A table cell: x formatted, or "-" when there is no value."""
     return "-" if x is None else fmt.format(x)
 
 
@@ -111,12 +110,13 @@ def table(s: Dict[str, Any]) -> str:
     out = [hdr, "|" + "---|" * 12]
     for r in s["rows"]:
         out.append("| " + " | ".join([
-            r["label"], f(r["elapsed_s"], "{:.3f}"), f(r["think_s"]), f(r["io_latency_s"], "{:.3f}"),
-            f(r["read_mean_us"], "{:.0f}"), f(r["read_p50_us"], "{:.1f}"),
-            f(r["read_p99_us"], "{:.0f}"),
+            r["label"], cell(r["elapsed_s"], "{:.3f}"), cell(r["think_s"]),
+            cell(r["io_latency_s"], "{:.3f}"),
+            cell(r["read_mean_us"], "{:.0f}"), cell(r["read_p50_us"], "{:.1f}"),
+            cell(r["read_p99_us"], "{:.0f}"),
             f"{r['hits']:.0f} / {r['partial']:.0f} / {r['misses']:.0f}",
-            f(r.get("elapsed_red"), "{:+.1f}%"), f(r.get("io_red"), "{:+.1f}%"),
-            f(r.get("read_red"), "{:+.1f}%"), f(r.get("host_s"), "{:.0f}")]) + " |")
+            cell(r.get("elapsed_red"), "{:+.1f}%"), cell(r.get("io_red"), "{:+.1f}%"),
+            cell(r.get("read_red"), "{:+.1f}%"), cell(r.get("host_s"), "{:.0f}")]) + " |")
     return "\n".join(out)
 
 
@@ -148,7 +148,7 @@ def report(name: str, figures: bool = True) -> Dict[str, Any]:
     if figures:
         try:
             from . import plots
-            for p in plots.all_figures(s, RESULTS / s["experiment"]):
+            for p in plots.all_figures(s, RESULTS / s["experiment"], FIGURES):
                 print(f"figure: {p}")
         except ImportError as e:
             print(f"no figures: {e} (apt-get install python3-matplotlib)")

@@ -9,59 +9,69 @@ nothing learnt applies (the "unpredictable workload").
 
 from __future__ import annotations
 
-import gzip
 import random
 from pathlib import Path
-from typing import List, Tuple
+from typing import Any, List, Tuple
 
+from .. import tracefmt
 from .build import CACHE
 
 THINK_NS = 2_000_000
 CHUNK = 64 * 1024
 CAP = 256 * 1024
+O_CLOEXEC = 0x80000   # the open flags of every synthetic open
+FD = 3                # and the descriptor it returns
+KEEP_META = ("name", "root")
+
+Meta = List[Tuple[str, Any]]
+Files = List[Tuple[int, str, bytes]]
+Event = Tuple[int, int, int, str, int, Tuple[int, ...]]
 
 
-def _file_table(src: Path) -> Tuple[List[str], List[Tuple[int, int]]]:
-    head, pre = [], []
-    with gzip.open(src, "rt") as f:
-        for line in f:
-            if line.startswith(("ppf-trace", "meta ")):
-                if line.startswith(("ppf-trace", "meta name", "meta root")):
-                    head.append(line)
-                continue
-            if not line.startswith("file "):
-                break
-            head.append(line)
-            _, fid, size, origin, _path = line.rstrip("\n").split(" ", 4)
-            if origin == "pre" and int(size) > 0:
-                pre.append((int(fid), int(size)))
-    return head, pre
+def origin(new: bool, is_dir: bool) -> str:
+    """A file's origin in the trace format from parse_trace's two flags."""
+    return ("new" if new else "") + ("dir" if is_dir else "") or "pre"
+
+
+def _file_table(src: Path) -> Tuple[Meta, Files, List[Tuple[int, int]]]:
+    """SRC's name and root meta, its file table, and (id, size) of its
+    non-empty pre-existing files."""
+    t = tracefmt.load_trace(src)
+    meta = [(k, v) for k, v in t["meta"].items() if k in KEEP_META]
+    files = [(size, origin(new, is_dir), path) for size, new, path, is_dir in t["files"]]
+    pre = [(fid, size) for fid, (size, org, _) in enumerate(files)
+           if org == "pre" and size > 0]
+    return meta, files, pre
+
+
+def events(pre: List[Tuple[int, int]], pid: int = 1000) -> List[Event]:
+    """Open, read the first CAP bytes in CHUNK reads, close: each file in turn."""
+    t = 0
+    ev: List[Event] = []
+    for fid, size in pre:
+        t += THINK_NS
+        ev.append((t, 5000, pid, "open", fid, (O_CLOEXEC, FD)))
+        t += 5000
+        off = 0
+        while off < min(size, CAP):
+            n = min(CHUNK, size - off)
+            t += 1000
+            ev.append((t, 5000, pid, "read", fid, (FD, off, CHUNK, n)))
+            t += 5000
+            off += n
+        t += 1000
+        ev.append((t, 2000, pid, "close", fid, (FD, 0)))
+        t += 2000
+    return ev
 
 
 def random_order(src: Path, seed: int) -> Path:
     out = CACHE / "traces" / f"{src.name.split('.')[0]}-random-{seed}.trace.gz"
     if out.exists():
         return out
-    head, pre = _file_table(src)
+    meta, files, pre = _file_table(src)
     rng = random.Random(seed)
     rng.shuffle(pre)
-    t, pid, ev = 0, 1000, []
-    for fid, size in pre:
-        t += THINK_NS
-        ev.append(f"{t} 5000 {pid} open {fid} 0x80000 3")
-        t += 5000
-        off = 0
-        while off < min(size, CAP):
-            n = min(CHUNK, size - off)
-            t += 1000
-            ev.append(f"{t} 5000 {pid} read {fid} 3 {off} {CHUNK} {n}")
-            t += 5000
-            off += n
-        t += 1000
-        ev.append(f"{t} 2000 {pid} close {fid} 3 0")
-        t += 2000
     out.parent.mkdir(parents=True, exist_ok=True)
-    with gzip.open(out, "wt") as f:
-        f.writelines(head)
-        f.write("\n".join(ev) + "\n")
+    tracefmt.write_trace(out, meta, files, events(pre))
     return out

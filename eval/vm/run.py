@@ -25,7 +25,6 @@ import argparse
 import dataclasses
 import json
 import os
-import re
 import shutil
 import stat
 import subprocess
@@ -34,58 +33,14 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import IO, List, Optional, Sequence, Tuple
+from typing import IO, Callable, List, Optional, Sequence, Tuple
 
-EXIT_SPLAT = 100
-EXIT_TIMEOUT = 101
-EXIT_NO_MARKER = 102
-EXIT_HARNESS = 103
+if __package__ in (None, ""):  # run as a script: eval/vm/run.py
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+    __package__ = "eval.vm"
 
-# The marker nonce is on the kernel command line, which seeds the guest's RNG:
-# a random nonce made every boot's timing differ, so it is fixed by default.
-DEFAULT_NONCE = "c0ffee5eed"
-DEFAULT_ICOUNT_SHIFT = 2  # 2^2 ns per guest instruction: a 250 MIPS virtual CPU
-NULL_BLK_PARAMS = [
-    "null_blk.memory_backed=1", "null_blk.irqmode=2",
-    "null_blk.completion_nsec=5000000", "null_blk.hw_queue_depth=1",
-    "null_blk.submit_queues=1", "null_blk.gb=1",
-]
-
-# Kernel messages carry a "[    1.234567] " timestamp (CONFIG_PRINTK_TIME);
-# matching only after one keeps the guest command's own output from counting.
-_TS = r"\[\s*\d+\.\d{6}\]\s"
-SPLAT_PATTERNS: List[Tuple[str, "re.Pattern[str]"]] = [
-    (name, re.compile(_TS + rx)) for name, rx in [
-        ("panic", r"Kernel panic - not syncing"),
-        ("bug", r"BUG: "),
-        ("bug", r"kernel BUG at "),
-        ("oops", r"Oops: "),
-        ("oops", r"general protection fault"),
-        ("warning", r"WARNING: "),
-        ("warning", r"------------\[ cut here \]------------"),
-        ("ubsan", r"UBSAN: "),
-        ("list-corruption", r"list_(add|del) corruption"),
-        ("hung-task", r"INFO: task .* blocked for more than"),
-        ("rcu-stall", r"rcu: INFO: .*stall"),
-        ("kmemleak", r"kmemleak: \d+ new suspected memory leaks"),
-        ("init-killed", r"Attempted to kill init"),
-    ]
-]
-MARKER_RE = re.compile(r"<<<PPF-(START|EXIT) nonce=(\S+)(?: rc=(-?\d+))? uptime=([\d.]+)>>>")
-
-
-@dataclasses.dataclass
-class Result:
-    """What one boot produced."""
-    status: str = "no-marker"          # ok | failed | splat | timeout | no-marker | error
-    exit_code: int = EXIT_NO_MARKER
-    guest_rc: Optional[int] = None
-    splats: List[str] = dataclasses.field(default_factory=list)
-    host_boot_s: Optional[float] = None     # host seconds from QEMU start to command start
-    host_total_s: Optional[float] = None
-    guest_start_uptime_s: Optional[float] = None  # guest /proc/uptime at command start
-    guest_end_uptime_s: Optional[float] = None
-    log: str = ""
+from .config import DEFAULT_ICOUNT_SHIFT, DEFAULT_NONCE, NULL_BLK_TIMED, BootRequest  # noqa: E402
+from .parse import EXIT_HARNESS, Result, classify, scan_line  # noqa: E402
 
 
 # ----------------------------------------------------------------------------
@@ -148,60 +103,41 @@ def kernel_image(path: Path) -> Path:
     return path / "arch/x86/boot/bzImage" if path.is_dir() else path
 
 
-def qemu_command(args: argparse.Namespace, kernel: Path, initrd: Path,
-                 cmdline: str) -> List[str]:
+def qemu_command(req: BootRequest, kernel: Path, initrd: Path, cmdline: str) -> List[str]:
     # -nic none: the default NIC (e1000 + user networking) made icount runs
     # differ by ~0.1 ms between boots; without it they are bit-identical
-    cmd = [args.qemu, "-nographic", "-no-reboot", "-nic", "none", "-m", args.memory,
-           "-smp", str(args.smp), "-kernel", str(kernel), "-initrd", str(initrd),
+    cmd = [req.qemu, "-nographic", "-no-reboot", "-nic", "none", "-m", req.memory,
+           "-smp", str(req.smp), "-kernel", str(kernel), "-initrd", str(initrd),
            "-append", cmdline]
-    if args.kvm:
+    if req.kvm:
         cmd += ["-accel", "kvm", "-cpu", "host"]
     else:
         cmd += ["-accel", "tcg"]
-    if not args.wall_clock and not args.kvm:
-        cmd += ["-icount", f"shift={args.icount_shift},align=off,sleep=off",
+    if not req.wall_clock and not req.kvm:
+        cmd += ["-icount", f"shift={req.icount_shift},align=off,sleep=off",
                 "-rtc", "base=2025-01-01T00:00:00,clock=vm"]
     qboot = Path("/usr/share/qemu/qboot.rom")
-    if qboot.exists() and not args.seabios:
+    if qboot.exists() and not req.seabios:
         cmd += ["-bios", str(qboot)]
-    for i, spec in enumerate(args.disk):
+    for i, spec in enumerate(req.disks):
         path, _, opt = spec.partition(":")
         ro = ",readonly=on" if opt == "ro" else ""
         cmd += ["-drive", f"file={path},if=virtio,format=raw,cache=unsafe,id=disk{i}{ro}"]
-    return cmd + list(args.qemu_arg)
+    return cmd + list(req.qemu_args)
 
 
-def kernel_cmdline(args: argparse.Namespace, nonce: str) -> str:
-    params = ["console=ttyS0", "panic=-1", "rdinit=/init", f"ppf.nonce={nonce}"]
-    if not args.kvm:
+def kernel_cmdline(req: BootRequest) -> str:
+    params = ["console=ttyS0", "panic=-1", "rdinit=/init", f"ppf.nonce={req.nonce}"]
+    if not req.kvm:
         # Under TCG the TSC follows QEMU's (virtual) clock.  Without this the
         # clocksource watchdog withholds high-resolution timers until ~1.2 s
         # of uptime, and a 5 ms null_blk request took 8 ms (a 4 ms tick).
         params.append("tsc=reliable")
-    if args.null_blk:
-        params += NULL_BLK_PARAMS
-    return " ".join(params + list(args.append))
+    return " ".join(params + list(req.append))
 
 
 # ----------------------------------------------------------------------------
-# Running and parsing
-
-def scan_line(line: str, nonce: str, res: Result, t0: float) -> None:
-    for name, rx in SPLAT_PATTERNS:
-        if rx.search(line):
-            res.splats.append(f"{name}: {line.strip()}")
-            break
-    m = MARKER_RE.search(line)
-    if not m or m.group(2) != nonce:
-        return
-    if m.group(1) == "START":
-        res.host_boot_s = time.monotonic() - t0
-        res.guest_start_uptime_s = float(m.group(4))
-    else:
-        res.guest_rc = int(m.group(3))
-        res.guest_end_uptime_s = float(m.group(4))
-
+# Running
 
 def pump(proc: "subprocess.Popen[bytes]", log: IO[str], echo: bool, nonce: str,
          res: Result, t0: float) -> None:
@@ -226,76 +162,111 @@ def stop(proc: "subprocess.Popen[bytes]") -> None:
             proc.wait()
 
 
-def boot(args: argparse.Namespace, qemu_cmd: List[str], nonce: str,
-         log_path: Path) -> Result:
+Started = Callable[["subprocess.Popen[bytes]"], None]
+
+
+def run_qemu(req: BootRequest, qemu_cmd: List[str], log_path: Path,
+             started: Optional[Started] = None) -> Result:
+    """Run QEMU in a session of its own (a caller may killpg it: started gets
+    the process) until the marker, a timeout or its end; QEMU is stopped."""
     res = Result(log=str(log_path))
     t0 = time.monotonic()
     with open(log_path, "w") as log:
         log.write("# " + " ".join(qemu_cmd) + "\n")
         try:
             proc = subprocess.Popen(qemu_cmd, stdin=subprocess.DEVNULL,
-                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                    start_new_session=True)
         except OSError as e:
             res.status, res.exit_code = "error", EXIT_HARNESS
             res.splats.append(f"cannot start QEMU: {e}")
             return res
+        if started is not None:
+            started(proc)
         reader = threading.Thread(target=pump, daemon=True,
-                                  args=(proc, log, not args.quiet, nonce, res, t0))
+                                  args=(proc, log, req.echo, req.nonce, res, t0))
         reader.start()
         timed_out = False
-        while proc.poll() is None:
-            if time.monotonic() - t0 > args.timeout:
-                timed_out = True
-                break
-            if res.guest_rc is not None and time.monotonic() - t0 > args.timeout / 2:
-                break  # marker seen but no power-off: do not wait for ever
-            time.sleep(0.05)
-        stop(proc)
+        try:
+            while proc.poll() is None:
+                if time.monotonic() - t0 > req.timeout:
+                    timed_out = True
+                    break
+                if res.guest_rc is not None and time.monotonic() - t0 > req.timeout / 2:
+                    break  # marker seen but no power-off: do not wait for ever
+                time.sleep(0.05)
+        finally:
+            stop(proc)
         reader.join(5)
     res.host_total_s = time.monotonic() - t0
     classify(res, timed_out, proc.returncode)
     return res
 
 
-def classify(res: Result, timed_out: bool, qemu_rc: Optional[int]) -> None:
-    if res.splats:
-        res.status, res.exit_code = "splat", EXIT_SPLAT
-    elif res.guest_rc is not None:
-        res.status = "ok" if res.guest_rc == 0 else "failed"
-        res.exit_code = res.guest_rc if 0 <= res.guest_rc <= 99 else 99
-    elif timed_out:
-        res.status, res.exit_code = "timeout", EXIT_TIMEOUT
-    else:
-        res.status, res.exit_code = "no-marker", EXIT_NO_MARKER
-        res.splats.append(f"QEMU exited (rc={qemu_rc}) before the command finished")
+def missing(req: BootRequest) -> Optional[str]:
+    """Why req cannot boot here (QEMU or a file missing), or None."""
+    if shutil.which(req.qemu) is None:
+        return f"{req.qemu} not found (apt-get install qemu-system-x86)"
+    for f in (kernel_image(req.kernel), req.initrd):
+        if not f.is_file():
+            return f"missing {f}"
+    return None
 
 
-def report(res: Result, args: argparse.Namespace) -> None:
+def boot(req: BootRequest, started: Optional[Started] = None) -> Result:
+    """Boot req's kernel, run its command, return what happened (parse.Result)."""
+    why = missing(req)
+    if why is not None:
+        return Result(status="error", exit_code=EXIT_HARNESS, splats=[why])
+    with tempfile.TemporaryDirectory(prefix="ppf-vm-") as tmp:
+        initrd = req.initrd
+        if req.command is not None or req.adds:
+            initrd = compose_initrd(req.initrd, build_overlay(req.command, req.adds),
+                                    Path(tmp))
+        log_path = req.log or Path(tempfile.mkstemp(prefix="ppf-vm-", suffix=".log")[1])
+        qemu_cmd = qemu_command(req, kernel_image(req.kernel), initrd, kernel_cmdline(req))
+        res = run_qemu(req, qemu_cmd, log_path, started)
+    if req.no_splat_check and res.status == "splat" and res.guest_rc is not None:
+        splats = res.splats
+        res.splats = []
+        classify(res, False, None)
+        res.splats = splats
+    return res
+
+
+def write_json(res: Result, path: Path) -> None:
+    path.write_text(json.dumps(dataclasses.asdict(res), indent=2) + "\n")
+
+
+def report(res: Result, req: BootRequest) -> None:
+    """run.py's closing lines on stderr (and the console's tail if it was not echoed)."""
     def fmt(x: Optional[float]) -> str:
         return "-" if x is None else f"{x:.2f}"
     guest = None
     if res.guest_start_uptime_s is not None and res.guest_end_uptime_s is not None:
         guest = res.guest_end_uptime_s - res.guest_start_uptime_s
-    mode = ("kvm" if args.kvm else "tcg") + \
-        ("" if args.wall_clock or args.kvm else f" icount shift={args.icount_shift}")
+    mode = ("kvm" if req.kvm else "tcg") + \
+        ("" if req.wall_clock or req.kvm else f" icount shift={req.icount_shift}")
     print(f"run.py: {res.status} guest_rc={res.guest_rc} exit={res.exit_code} [{mode}] "
           f"host boot {fmt(res.host_boot_s)} s, host total {fmt(res.host_total_s)} s, "
           f"guest command {fmt(guest)} s; log {res.log}", file=sys.stderr)
     for s in res.splats[:20]:
         print(f"run.py: FAIL {s}", file=sys.stderr)
-    if res.status in ("splat", "timeout", "no-marker") and args.quiet:
+    if res.status in ("splat", "timeout", "no-marker") and not req.echo:
         print("run.py: last console lines:", file=sys.stderr)
         lines = Path(res.log).read_text(errors="replace").splitlines()
         for line in lines[-40:]:
             print("  | " + line, file=sys.stderr)
-    if args.json:
-        Path(args.json).write_text(json.dumps(dataclasses.asdict(res), indent=2) + "\n")
 
+
+# ----------------------------------------------------------------------------
+# The command line: a BootRequest from argv
 
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0],
+    doc = __doc__ or ""
+    p = argparse.ArgumentParser(description=doc.split("\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter,
-                                epilog=__doc__.split("\n", 1)[1])
+                                epilog=doc.split("\n", 1)[1])
     p.add_argument("--kernel", required=True, type=Path,
                    help="bzImage, or a build dir from eval/kernel/build.sh")
     p.add_argument("--initrd", required=True, type=Path,
@@ -308,7 +279,7 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     p.add_argument("--append", action="append", default=[], metavar="PARAM",
                    help="extra kernel command line parameter(s)")
     p.add_argument("--null-blk", action="store_true",
-                   help="add " + " ".join(NULL_BLK_PARAMS))
+                   help="add " + " ".join(NULL_BLK_TIMED))
     p.add_argument("--disk", action="append", default=[], metavar="IMG[:ro]",
                    help="raw virtio disk image (/dev/vda, /dev/vdb, ...)")
     p.add_argument("-m", "--memory", default="1G")
@@ -330,33 +301,32 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     return p.parse_args(argv)
 
 
+def request(args: argparse.Namespace) -> BootRequest:
+    """The BootRequest of run.py's command line."""
+    command = args.cmd if args.cmd is not None else (
+        args.script.read_text() if args.script else None)
+    return BootRequest(
+        kernel=args.kernel, initrd=args.initrd, command=command, adds=tuple(args.add),
+        disks=tuple(args.disk),
+        append=(NULL_BLK_TIMED if args.null_blk else ()) + tuple(args.append),
+        memory=args.memory, smp=args.smp, timeout=args.timeout,
+        icount_shift=args.icount_shift, wall_clock=args.wall_clock, kvm=args.kvm,
+        seabios=args.seabios, log=args.log, echo=not args.quiet,
+        no_splat_check=args.no_splat_check, nonce=args.nonce, qemu=args.qemu,
+        qemu_args=tuple(args.qemu_arg))
+
+
 def main(argv: Sequence[str]) -> int:
     args = parse_args(argv)
-    if shutil.which(args.qemu) is None:
-        print(f"run.py: {args.qemu} not found (apt-get install qemu-system-x86)",
-              file=sys.stderr)
+    req = request(args)
+    why = missing(req)
+    if why is not None:
+        print(f"run.py: {why}", file=sys.stderr)
         return EXIT_HARNESS
-    kernel = kernel_image(args.kernel)
-    for f in (kernel, args.initrd):
-        if not f.is_file():
-            print(f"run.py: missing {f}", file=sys.stderr)
-            return EXIT_HARNESS
-    script = args.cmd if args.cmd is not None else (
-        args.script.read_text() if args.script else None)
-    nonce = args.nonce
-    with tempfile.TemporaryDirectory(prefix="ppf-vm-") as tmp:
-        initrd = args.initrd
-        if script is not None or args.add:
-            initrd = compose_initrd(args.initrd, build_overlay(script, args.add), Path(tmp))
-        log_path = args.log or Path(tempfile.mkstemp(prefix="ppf-vm-", suffix=".log")[1])
-        qemu_cmd = qemu_command(args, kernel, initrd, kernel_cmdline(args, nonce))
-        res = boot(args, qemu_cmd, nonce, log_path)
-    if args.no_splat_check and res.status == "splat" and res.guest_rc is not None:
-        splats = res.splats
-        res.splats = []
-        classify(res, False, None)
-        res.splats = splats
-    report(res, args)
+    res = boot(req)
+    report(res, req)
+    if args.json:
+        write_json(res, args.json)
     return res.exit_code
 
 

@@ -34,7 +34,7 @@ json() { python3 -c "import json,sys; v=json.load(open(sys.argv[1]))[sys.argv[2]
 dd_ns() { sed -n 's/.*DD_NS=\([0-9]*\).*/\1/p' "$1" | head -n1; }
 
 # 0. host-side unit tests of run.py (marker/splat parsing, cpio overlay)
-if python3 "$HERE/test_run.py" >"$WORK/unit.log" 2>&1; then
+if python3 "$REPO/tests/vm/test_run.py" >"$WORK/unit.log" 2>&1; then
     ok "run.py unit tests ($(grep -o 'Ran [0-9]* tests' "$WORK/unit.log"))"
 else
     bad "run.py unit tests (see $WORK/unit.log)"

@@ -1,4 +1,4 @@
-# prelude.sh - put in front of each guest test on Debian's kernel (variant.py)
+# debian-prelude.sh - put in front of each guest command on Debian's kernel (debian.py)
 #
 # Debian builds ext4 and virtio_blk as modules: load the subset staged at
 # /lib/modules/$(uname -r)/ (list in ppf-load), then wait for the disks.

@@ -1,7 +1,6 @@
-#!/usr/bin/env python3
-"""The "debian" kernel variant of the kernel tests: Debian's own 6.12 kernel.
+"""The "debian" kernel variant: Debian's own 6.12 kernel (config.DEBIAN).
 
-run_tests.py's base and debug variants boot the project's test kernel
+The base and debug variants boot the project's test kernel
 (eval/kernel/build.sh).  This variant checks what a user does instead: build
 the module against Debian's linux-headers-<ABI> and load it into Debian's
 stock linux-image-<ABI> of the same version, booted in QEMU with the same
@@ -20,8 +19,8 @@ What differs from the test kernel, and what this module does about it:
   /lib/modules/<ABI>/.  (Busybox 1.35 modprobe does load .ko.xz, but only
   after finit_module refused each one, which logs "Invalid ELF header magic:
   != ELF" on the console, and it unpacks xz in the slow guest.)
-- prelude.sh, put in front of each guest test script, checks uname -r and
-  modprobes the subset (crc32c_generic first: ext4 only names it as a
+- debian-prelude.sh, put in front of each guest command (prelude()), checks
+  uname -r and modprobes the subset (crc32c_generic first: ext4 only names it as a
   softdep, which busybox modprobe ignores, and TCG's CPU has no SSE4.2 for
   crc32c-intel), then waits for the virtio disks' /dev nodes.
 
@@ -29,7 +28,7 @@ ABI is pinned once, below.  It should be the version of linux-source-6.12
 that eval/kernel/build.sh builds the test kernel from; check_versions() warns
 when the two drift apart.
 
-Standalone: tests/kernel/debian/variant.py [--work DIR] prepares everything
+Standalone: python3 -m eval.vm.debian [--work DIR] prepares everything
 (packages, module build, module subset) and prints the paths.
 """
 
@@ -43,13 +42,14 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Callable, Dict, List, Sequence, Tuple
+from typing import Dict, List, Sequence, Tuple
+
+from . import kernel as kbuild
 
 # The one pin: Debian's kernel ABI name (linux-image-ABI, linux-headers-ABI).
 ABI = "6.12.117+deb12-amd64"
 
-VARIANT = "debian"
-HERE = Path(__file__).resolve().parent
+PRELUDE = Path(__file__).resolve().parent / "debian-prelude.sh"
 KERNEL = Path("/boot") / f"vmlinuz-{ABI}"
 HEADERS = Path("/usr/src") / f"linux-headers-{ABI}"
 MODDIR = Path("/lib/modules") / ABI
@@ -58,7 +58,7 @@ IMAGE_PKGS = (f"linux-image-{ABI}", f"linux-image-{ABI}-unsigned")
 HEADERS_PKG = f"linux-headers-{ABI}"
 HOST_PKGS = ("xz-utils", "kmod")
 
-# Loaded in this order by prelude.sh; their modules.dep dependencies are
+# Loaded in this order by debian-prelude.sh; their modules.dep dependencies are
 # staged too.  crc32c_generic: ext4's softdep, see above.  null_blk: the
 # tests' memory-backed disk (its parameters come from the kernel command
 # line, which applies null_blk.* to the module when it loads).
@@ -151,47 +151,46 @@ def stage_modules(work: Path) -> Path:
             shutil.copy2(src, out)
         else:
             raise SystemExit(f"kernel-tests: debian: cannot decompress {src}")
-    for f in ("modules.builtin", "modules.builtin.modinfo"):
-        if (MODDIR / f).exists():
-            shutil.copy2(MODDIR / f, dest / f)
+    for name in ("modules.builtin", "modules.builtin.modinfo"):
+        if (MODDIR / name).exists():
+            shutil.copy2(MODDIR / name, dest / name)
     (dest / "modules.order").write_text("".join(f"{p}\n" for p in order))
     subprocess.run(["depmod", "-b", str(root), ABI], check=True)
     (dest / "ppf-load").write_text(" ".join(LOAD) + "\n")
     return root
 
 
-def prepare(work: Path, build_module: Callable[[Path], Path]) -> Tuple[Path, Path]:
-    """Install, build, stage the modules: returns (kernel image, the .ko)."""
+def prepare(work: Path, cache_dir: Path) -> Tuple[Path, Path]:
+    """Install, build the module (under cache_dir), stage the modules in work:
+    returns (kernel image, the .ko)."""
     ensure_packages()
     check_versions()
     for p in (KERNEL, HEADERS / "Makefile", MODDIR / "modules.dep"):
         if not p.exists():
             raise SystemExit(f"kernel-tests: debian: missing {p}")
     log(f"building the module against {HEADERS}")
-    ko = build_module(HEADERS)
+    ko = kbuild.build_module(HEADERS, cache_dir)
     stage_modules(work)
     return KERNEL, ko
 
 
-def guest(script: Path, work: Path) -> Tuple[Path, List[str]]:
-    """The guest script with prelude.sh in front, and the --add for modules."""
-    root = work / "debian-modules"
-    out = work / "debian" / script.name
-    out.parent.mkdir(exist_ok=True)
-    prelude = (HERE / "prelude.sh").read_text().replace("@ABI@", ABI)
-    out.write_text(prelude + "\n" + script.read_text())
-    return out, [f"{root}/lib/modules/{ABI}:/lib/modules/{ABI}"]
+def prelude() -> str:
+    """The shell text to put in front of a guest command (debian-prelude.sh)."""
+    return PRELUDE.read_text().replace("@ABI@", ABI) + "\n"
+
+
+def adds(work: Path) -> List[str]:
+    """The BootRequest adds of the module subset stage_modules() made in work."""
+    return [f"{work / 'debian-modules'}/lib/modules/{ABI}:/lib/modules/{ABI}"]
 
 
 def main(argv: Sequence[str]) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--work", type=Path, help="work dir (default: a new temporary one)")
     args = ap.parse_args(argv)
-    sys.path.insert(0, str(HERE.parent))
-    import run_tests  # tests/kernel/run_tests.py: its build_module
     work = args.work or Path(tempfile.mkdtemp(prefix="ppf-debian."))
     work.mkdir(parents=True, exist_ok=True)
-    kernel, ko = prepare(work, run_tests.build_module)
+    kernel, ko = prepare(work, kbuild.CACHE)
     print(f"kernel  {kernel}\nmodule  {ko}\nmodules {work / 'debian-modules'}")
     return 0
 

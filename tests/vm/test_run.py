@@ -1,5 +1,8 @@
 #!/usr/bin/env python3
-"""Unit tests of run.py's host-side logic (no VM): python3 eval/vm/test_run.py"""
+"""Unit tests of the VM layer's host-side logic (no VM): eval/vm/run.py's
+console scanning and classification, its cpio overlay, its command lines.
+
+    python3 -m pytest tests/vm     (or python3 tests/vm/test_run.py)"""
 
 from __future__ import annotations
 
@@ -11,16 +14,16 @@ import unittest
 from pathlib import Path
 
 sys.dont_write_bytecode = True
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import run  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from eval.vm import config, parse, run  # noqa: E402
 
 NONCE = "abc123"
 
 
-def scan(lines: list[str]) -> run.Result:
-    res = run.Result()
+def scan(lines: list[str]) -> parse.Result:
+    res = parse.Result()
     for line in lines:
-        run.scan_line(line, NONCE, res, 0.0)
+        parse.scan_line(line, NONCE, res, 0.0)
     return res
 
 
@@ -55,21 +58,21 @@ class ScanTest(unittest.TestCase):
         self.assertFalse(scan(["BUG: this is the test printing", "WARNING: x"]).splats)
 
     def test_classify(self) -> None:
-        res = run.Result(guest_rc=0)
-        run.classify(res, False, 0)
+        res = parse.Result(guest_rc=0)
+        parse.classify(res, False, 0)
         self.assertEqual((res.status, res.exit_code), ("ok", 0))
-        res = run.Result(guest_rc=250)
-        run.classify(res, False, 0)
+        res = parse.Result(guest_rc=250)
+        parse.classify(res, False, 0)
         self.assertEqual((res.status, res.exit_code), ("failed", 99))
-        res = run.Result(guest_rc=0, splats=["bug: x"])
-        run.classify(res, False, 0)
-        self.assertEqual(res.exit_code, run.EXIT_SPLAT)
-        res = run.Result()
-        run.classify(res, True, None)
-        self.assertEqual(res.exit_code, run.EXIT_TIMEOUT)
-        res = run.Result()
-        run.classify(res, False, 0)
-        self.assertEqual(res.exit_code, run.EXIT_NO_MARKER)
+        res = parse.Result(guest_rc=0, splats=["bug: x"])
+        parse.classify(res, False, 0)
+        self.assertEqual(res.exit_code, parse.EXIT_SPLAT)
+        res = parse.Result()
+        parse.classify(res, True, None)
+        self.assertEqual(res.exit_code, parse.EXIT_TIMEOUT)
+        res = parse.Result()
+        parse.classify(res, False, 0)
+        self.assertEqual(res.exit_code, parse.EXIT_NO_MARKER)
 
 
 @unittest.skipUnless(shutil.which("cpio"), "cpio not installed")
@@ -96,6 +99,45 @@ class OverlayTest(unittest.TestCase):
             img = run.compose_initrd(base, b"070701", Path(tmp))
             data = img.read_bytes()
             self.assertEqual(data[512 * 2:512 * 2 + 6], b"070701")
+
+
+class CommandLineTest(unittest.TestCase):
+    def test_cli_request(self) -> None:
+        args = run.parse_args(["--kernel", "k", "--initrd", "i", "--cmd", "true",
+                               "--null-blk", "--append", "x=1", "--disk", "d.img:ro",
+                               "--add", "a", "-q", "--icount-shift", "0"])
+        req = run.request(args)
+        self.assertEqual(req.command, "true")
+        self.assertEqual(req.append, config.NULL_BLK_TIMED + ("x=1",))
+        self.assertEqual((req.disks, req.adds, req.echo, req.icount_shift),
+                         (("d.img:ro",), ("a",), False, 0))
+
+    def test_qemu_command(self) -> None:
+        req = config.BootRequest(kernel=Path("bz"), initrd=Path("i"), memory="512M",
+                                 disks=("d.img:ro",), append=config.null_blk_params())
+        cmdline = run.kernel_cmdline(req)
+        self.assertEqual(cmdline, "console=ttyS0 panic=-1 rdinit=/init "
+                         f"ppf.nonce={config.DEFAULT_NONCE} tsc=reliable "
+                         "null_blk.memory_backed=1 null_blk.gb=1")
+        cmd = run.qemu_command(req, Path("bz"), Path("i"), cmdline)
+        self.assertIn("shift=2,align=off,sleep=off", cmd)
+        self.assertIn("file=d.img,if=virtio,format=raw,cache=unsafe,id=disk0,readonly=on",
+                      cmd)
+
+    def test_debug_variant_quirks(self) -> None:
+        req = config.BootRequest(kernel=Path("bz"), initrd=Path("i"), append=("a=1",))
+        dbg = config.VARIANTS["debug"].boot(req)
+        self.assertEqual((dbg.icount_shift, dbg.seabios, dbg.append),
+                         (0, True, ("a=1", "pci=noacpi")))
+        self.assertEqual(config.VARIANTS["base"].boot(req), req)
+        cmd = run.qemu_command(dbg, Path("bz"), Path("i"), "")
+        self.assertNotIn("-bios", cmd)
+        self.assertIn("shift=0,align=off,sleep=off", cmd)
+
+    def test_missing_qemu_is_a_harness_error(self) -> None:
+        req = config.BootRequest(kernel=Path("bz"), initrd=Path("i"), qemu="no-such-qemu")
+        res = run.boot(req)
+        self.assertEqual((res.status, res.exit_code), ("error", parse.EXIT_HARNESS))
 
 
 if __name__ == "__main__":

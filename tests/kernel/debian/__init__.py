@@ -1,1 +1,0 @@
-"""Debian's own kernel as a kernel-test variant: see variant.py."""

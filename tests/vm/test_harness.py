@@ -1,0 +1,146 @@
+"""Unit tests of eval/harness/'s logic (no VM): experiments, eval.conf, the
+spin rate, synthetic traces, the summary of recorded results."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+from unittest import mock
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from eval import tracefmt  # noqa: E402
+from eval.harness import report, runner, synth  # noqa: E402
+from eval.harness.workloads import WORKLOADS  # noqa: E402
+from eval.vm import parse  # noqa: E402
+
+ANDREW = WORKLOADS["andrew"].trace
+# A run of make test's short evaluation (selftest-andrew): the measured run's
+# results of each VM, and one VM's console (tests/vm/test_data/).
+DATA = Path(__file__).resolve().parent / "test_data"
+RESULTS = DATA / "eval-results"
+
+
+class ExperimentTest(unittest.TestCase):
+    def test_expand(self) -> None:
+        cs = runner.expand([{"name": "none", "model": "none"},
+                            {"name": "hot", "model": "none", "cache": "hot"},
+                            {"model": "pcm", "shapes": [[16, 2], [64, 4]]},
+                            {"model": "epcm", "shapes": [[64, 51]], "cache": "hot"}])
+        self.assertEqual([c.name for c in cs], ["none", "hot", "pcm-16-2", "pcm-64-4",
+                                                "epcm-64-51"])
+        self.assertEqual([c.label for c in cs], ["none", "hot", "pcm 16/2", "pcm 64/4",
+                                                 "epcm 64/51 (hot)"])
+        with self.assertRaises(SystemExit):
+            runner.expand([{"name": "x", "model": "lru"}])
+
+    def test_defaults(self) -> None:
+        exp = runner.load_experiment("selftest-andrew")
+        self.assertEqual((exp.name, exp.hot_runs, exp.icount_shift, exp.blktrace),
+                         ("selftest-andrew", 0, 2, []))
+        self.assertEqual(runner.DEFAULT_SPIN_RATE, "83")
+        # experiment.json: the file, then the defaults it lacked, in that order
+        self.assertEqual(list(exp.info()), ["description", "workload", "profile", "spin_rate",
+                                            "replay_args", "image_in_initramfs", "warmups",
+                                            "runs", "repeat", "configs", "name", "hot_runs",
+                                            "blktrace", "icount_shift"])
+
+    def test_eval_conf(self) -> None:
+        exp = runner.load_experiment("selftest-andrew")
+        none, epcm = exp.configs
+        # make test's short evaluation: these exact files went into its VMs
+        common = ("TRACE=/ppf/trace.gz\nWARMUPS=3\nRUNS=1\nHOT_RUNS=0\nSPIN_RATE=37.885\n"
+                  "MODEL=epcm\nPS=64\nORDER=51\n")
+        tail = ("BOOTLIST=0\nBLKTRACE=0\nIMAGE=/ppf/image.img\n"
+                "REPLAY_ARGS='--exec=head --mmap=none'\n")
+        self.assertEqual(runner.eval_conf(exp, none, False), common + "MODEL_ON=0\n" + tail)
+        self.assertEqual(runner.eval_conf(exp, epcm, False), common + "MODEL_ON=1\n" + tail)
+        hot = runner.Config("hot", cache="hot")
+        conf = runner.eval_conf(exp, hot, True)
+        self.assertIn("RUNS=0\nHOT_RUNS=1\n", conf)
+        self.assertIn("BLKTRACE=1\n", conf)
+
+    def test_spin_rate(self) -> None:
+        exp = runner.Experiment("x", "andrew", "hdd", [])
+        self.assertEqual(runner.spin_rate(exp), "83")
+        self.assertIsNone(exp.think_scale)
+        exp.spin_rate = "compute"
+        self.assertEqual(runner.spin_rate(exp), "37.885")
+        self.assertAlmostEqual(exp.think_scale or 0, 2044700999 / 4479646425)
+        self.assertEqual(exp.info()["think_scale"], exp.think_scale)
+
+    def test_think_and_compute(self) -> None:
+        self.assertEqual(runner.think_and_compute(ANDREW),
+                         {"think_recorded_ns": 4479646425, "compute_ns": 2044700999})
+
+    def test_trace_of(self) -> None:
+        exp = runner.Experiment("x", "andrew", "hdd", [])
+        self.assertEqual(runner.trace_of(exp), ANDREW)
+        self.assertIsNone(runner.extra_trace(exp, "warmup_trace"))
+        exp.trace = "/x.gz"
+        self.assertEqual(runner.trace_of(exp), Path("/x.gz"))
+        exp = runner.Experiment("x", "gnuld", "hdd", [], trace={"workload": "andrew"})
+        self.assertEqual(runner.trace_of(exp), ANDREW)
+
+
+class SynthTest(unittest.TestCase):
+    # sha256 of the decompressed traces synth.py made before it used
+    # ppftrace.fmt (they must not change: experiments train and measure on them)
+    RECORDED = {1: "8cbc9c1de4d08a17f1e7b4bee358cb3cf1f7ad6fb20e1130ea2450b02eb3c611",
+                2: "3a0047360579806947cf5f3fa2b4c6b7a73193f8e8d10310246429965feb6be9"}
+
+    def test_random_order(self) -> None:
+        with tempfile.TemporaryDirectory() as tmp, mock.patch.object(synth, "CACHE", Path(tmp)):
+            for seed, digest in self.RECORDED.items():
+                out = synth.random_order(ANDREW, seed)
+                data = gzip.decompress(out.read_bytes())
+                self.assertEqual(hashlib.sha256(data).hexdigest(), digest)
+                t = tracefmt.parse_trace(data)
+                self.assertEqual(t["files"], tracefmt.load_trace(ANDREW)["files"])
+                # the gzip framing is fixed too (mtime 0): the same bytes every time
+                again = Path(tmp) / "again.trace.gz"
+                out.rename(again)
+                self.assertEqual(synth.random_order(ANDREW, seed).read_bytes(),
+                                 again.read_bytes())
+
+
+class SummaryTest(unittest.TestCase):
+    def test_summarize(self) -> None:
+        with mock.patch.object(report, "RESULTS", RESULTS):
+            s = report.summarize("selftest-andrew")
+        rows = {r["config"]: r for r in s["rows"]}
+        none, epcm = rows["none"], rows["epcm-64-51"]
+        self.assertEqual((none["io_latency_s"], epcm["io_latency_s"]),
+                         (3.147284556, 3.009902828))
+        self.assertEqual((none["misses"], epcm["misses"]), (192, 61))
+        self.assertEqual((epcm["baseline"], f"{epcm['io_red']:.2f}"), ("none", "4.37"))
+        self.assertEqual(s["determinism"], [
+            {"config": "none", "elapsed_ns": [5420576756, 5420576756],
+             "io_latency_ns": [3147284556, 3147284556], "diff_pct": 0.0}])
+        table = report.table(s).splitlines()
+        self.assertEqual(table[3], "| epcm 64/51 | 5.298 | 2.07 | 3.010 | 490 | 6.6 | 12160 | "
+                         "3817 / 86 / 61 | +2.3% | +4.4% | +18.9% | 80 |")
+        self.assertIn("| none | 5,420,576,756 | 5,420,576,756 | 0.0000% |",
+                      report.det_table(s))
+
+    def test_cell(self) -> None:
+        self.assertEqual((report.cell(None), report.cell(1.234), report.cell(2, "{:+.1f}%")),
+                         ("-", "1.23", "+2.0%"))
+
+    def test_extract_recorded_console(self) -> None:
+        """The console of the "none" VM holds the results the harness kept."""
+        with tempfile.TemporaryDirectory() as tmp:
+            self.assertTrue(parse.extract((DATA / "eval-selftest-none.log").read_text(),
+                                          Path(tmp)))
+            for name in ("cold-1.json", "ppf-stats.txt"):
+                self.assertEqual((Path(tmp) / name).read_bytes(),
+                                 (RESULTS / "selftest-andrew" / "none" / name).read_bytes())
+            self.assertTrue((Path(tmp) / "cold-1.reads.gz").exists())
+
+
+if __name__ == "__main__":
+    unittest.main()

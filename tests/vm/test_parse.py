@@ -1,0 +1,111 @@
+"""eval/vm/parse.py on recorded consoles (tests/vm/test_data/, like kunit's).
+
+kernel-*.log are the console logs of two kernel tests (tests/kernel/run_tests.py
+--only predict / --only sysctl on the base test kernel), eval-selftest-none.log
+one VM of make test's short evaluation, as run.py wrote them.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import sys
+import tarfile
+import tempfile
+import unittest
+from pathlib import Path
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from eval.vm import parse  # noqa: E402
+from eval.vm.config import DEFAULT_NONCE  # noqa: E402
+
+DATA = Path(__file__).resolve().parent / "test_data"
+
+
+def scan_file(name: str) -> parse.Result:
+    res = parse.Result()
+    for line in (DATA / name).read_text().splitlines(keepends=True):
+        parse.scan_line(line, DEFAULT_NONCE, res, 0.0)
+    return res
+
+
+class RecordedConsoleTest(unittest.TestCase):
+    def test_predict_markers(self) -> None:
+        res = scan_file("kernel-predict.log")
+        self.assertEqual(res.splats, [])
+        self.assertEqual(res.guest_rc, 0)
+        self.assertEqual((res.guest_start_uptime_s, res.guest_end_uptime_s), (1.24, 11.75))
+        parse.classify(res, False, 0)
+        self.assertEqual((res.status, res.exit_code), ("ok", 0))
+
+    def test_evaluation_console(self) -> None:
+        res = scan_file("eval-selftest-none.log")
+        parse.classify(res, False, 0)
+        self.assertEqual((res.status, res.guest_rc, res.splats), ("ok", 0, []))
+        text = (DATA / "eval-selftest-none.log").read_text()
+        self.assertEqual(parse.count_checks(text), (0, 0))
+
+    def test_checks(self) -> None:
+        self.assertEqual(parse.count_checks((DATA / "kernel-predict.log").read_text()),
+                         (26, 0))
+        self.assertEqual(parse.count_checks((DATA / "kernel-sysctl.log").read_text()),
+                         (88, 0))
+
+    def test_no_checks(self) -> None:
+        self.assertEqual(parse.count_checks("ok   x\nnot a count\n"), (0, 0))
+        self.assertEqual(parse.count_checks("1 passed, 2 failed\n3 passed, 0 failed\n"),
+                         (3, 0))
+
+    def test_a_splat_in_a_recorded_boot(self) -> None:
+        lines = (DATA / "kernel-sysctl.log").read_text().splitlines(keepends=True)
+        lines.insert(100, "[   12.345678] BUG: KASAN: slab-use-after-free in ppf_x+0x1/0x2\n")
+        res = parse.Result()
+        for line in lines:
+            parse.scan_line(line, DEFAULT_NONCE, res, 0.0)
+        parse.classify(res, False, 0)
+        self.assertEqual((res.status, res.exit_code), ("splat", parse.EXIT_SPLAT))
+        self.assertEqual(len(res.splats), 1)
+
+    def test_cut_off_boot(self) -> None:
+        text = (DATA / "kernel-predict.log").read_text()
+        res = parse.Result()
+        for line in text[:text.index("<<<PPF-EXIT")].splitlines(keepends=True):
+            parse.scan_line(line, DEFAULT_NONCE, res, 0.0)
+        parse.classify(res, False, 0)
+        self.assertEqual((res.status, res.exit_code), ("no-marker", parse.EXIT_NO_MARKER))
+        parse.classify(res, True, None)
+        self.assertEqual(res.exit_code, parse.EXIT_SPLAT)  # the no-marker note counts
+
+
+class ExtractTest(unittest.TestCase):
+    @staticmethod
+    def console(files: dict[str, bytes]) -> str:
+        """What run-experiment.sh prints: tar czf - . | base64, between markers,
+        inside kernel and shell output."""
+        buf = io.BytesIO()
+        with tarfile.open(fileobj=buf, mode="w:gz") as tf:
+            for name, data in files.items():
+                info = tarfile.TarInfo(f"./{name}")
+                info.size = len(data)
+                tf.addfile(info, io.BytesIO(data))
+        b64 = base64.encodebytes(buf.getvalue()).decode()
+        return ("[    5.000000] ext4: unmounting\nppf_worker 1\n<<<PPF-EVAL-RESULTS>>>\n"
+                + b64.replace("\n", "\r\n") + "<<<PPF-EVAL-RESULTS-END>>>\n"
+                "<<<PPF-EXIT nonce=x rc=0 uptime=9.00>>>\n")
+
+    def test_extract(self) -> None:
+        text = self.console({"cold-1.json": b'{"elapsed_ns": 1}\n', "sub/x.txt": b"x"})
+        with tempfile.TemporaryDirectory() as tmp:
+            self.assertTrue(parse.extract(text, Path(tmp)))
+            self.assertEqual((Path(tmp) / "cold-1.json").read_bytes(), b'{"elapsed_ns": 1}\n')
+            self.assertEqual((Path(tmp) / "sub/x.txt").read_bytes(), b"x")
+
+    def test_no_results(self) -> None:
+        with tempfile.TemporaryDirectory() as tmp:
+            self.assertFalse(parse.extract((DATA / "kernel-predict.log").read_text(),
+                                           Path(tmp)))
+
+
+if __name__ == "__main__":
+    unittest.main()
