@@ -9,6 +9,7 @@ cached by configuration under $PPF_CACHE/build.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import random
 import shutil
@@ -59,13 +60,16 @@ def copy_if_changed(src: str, dst: str) -> str:
 
 
 def build_module(kdir: Path, cache_dir: Path) -> Path:
-    """Build predictive_prefetch.ko against kdir in cache_dir/module/KDIR-NAME.
+    """Build predictive_prefetch.ko against kdir in cache_dir/module/KDIR-CHECKOUT.
 
     External modules build in their source directory; a copy per kernel lets
-    the test kernels and the developer's own build coexist.  A W=1 warning
+    the test kernels and the developer's own build coexist.  The copy is also
+    one per checkout (a hash of its path): two checkouts testing at once
+    must not build into, and boot, each other's sources.  A W=1 warning
     fails the build.
     """
-    dest = cache_dir / "module" / kdir.name
+    checkout = hashlib.sha256(str(TOP).encode()).hexdigest()[:8]
+    dest = cache_dir / "module" / f"{kdir.name}-{checkout}"
     dest.mkdir(parents=True, exist_ok=True)
     for part in MODULE_PARTS:
         src = TOP / part
