@@ -17,6 +17,8 @@
  * A probe runs in the reading task's context, sometimes inside a page
  * fault: it only looks things up under RCU and takes one per-file spinlock.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/fs.h>
 #include <linux/pagemap.h>
 #include <linux/rcupdate.h>
@@ -137,7 +139,7 @@ int ppf_hooks_init(void)
 	for_each_kernel_tracepoint(ppf_find_tracepoint, NULL);
 	if (!ppf_tp_get_pages || !ppf_tp_map_pages || !ppf_tp_fault ||
 	    ppf_removal_hook_init()) {
-		pr_err("predictive_prefetch: mm_filemap tracepoints not found (CONFIG_TRACEPOINTS?)\n");
+		pr_err("mm_filemap tracepoints not found (CONFIG_TRACEPOINTS?)\n");
 		return -ENOENT;
 	}
 	return ppf_sb_watch_init();

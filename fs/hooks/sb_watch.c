@@ -26,6 +26,8 @@
  * has already dropped the last active reference, so the pin fails, and one
  * that begins later waits only until ppf_sb_unpin().
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/fsnotify_backend.h>
 #include <linux/exportfs.h>
 #include <linux/kref.h>
@@ -247,14 +249,13 @@ static void ppf_sb_watch(struct super_block *sb)
 		list_del_rcu(&s->node);
 		ppf_nsbs--;
 		spin_unlock(&ppf_sbs_lock);
-		pr_warn("predictive_prefetch: cannot watch %s (%pg): %d\n",
-			sb->s_type->name, sb->s_bdev, err);
+		pr_warn("cannot watch %s (%pg): %d\n", sb->s_type->name,
+			sb->s_bdev, err);
 		/* Our reference: fsnotify calls ->free_mark. */
 		fsnotify_put_mark(&s->mark);
 		return;
 	}
-	pr_info("predictive_prefetch: watching %s on %pg\n", sb->s_type->name,
-		sb->s_bdev);
+	pr_info("watching %s on %pg\n", sb->s_type->name, sb->s_bdev);
 }
 
 static void ppf_discover_fn(struct work_struct *work)

@@ -8,6 +8,8 @@
  * event can reach a worker that is gone, and before the configuration they
  * read (the list of watched file system types).
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/module.h>
 #include "ppf.h"
 
@@ -40,7 +42,7 @@ static int __init ppf_init(void)
 	err = ppf_stats_init();
 	if (err)
 		goto out_sysctl;
-	pr_info("predictive_prefetch: loaded (%s, disabled until vm.predictive_prefetch.enabled=1)\n",
+	pr_info("loaded (%s, disabled until vm.predictive_prefetch.enabled=1)\n",
 		ppf_model_kind_name(ppf_config.model.kind));
 	return 0;
 

@@ -29,8 +29,8 @@
 #include <linux/percpu.h>
 #include <linux/jump_label.h>
 #include <linux/workqueue.h>
-#include "../../models/ppf_model.h"
-#include "../../fs/hooks/ppf_hooks.h"
+#include "models/ppf_model.h"
+#include "fs/hooks/ppf_hooks.h"
 
 /* File handles up to this many 32-bit words are kept (ext4: 2-3, xfs: 3-4, btrfs: 5-8). */
 #define PPF_FH_WORDS		8
