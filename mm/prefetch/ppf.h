@@ -58,7 +58,7 @@ struct ppf_config {
 	unsigned int max_inflight_kb;
 	unsigned int memory_kb;
 	unsigned int max_files;
-	char filesystems[128];
+	char filesystems[PPF_SB_TYPES_MAX];
 };
 
 extern struct ppf_config ppf_config;
@@ -256,7 +256,6 @@ void ppf_prefetch_opened(struct ppf_file *f);
 
 /* sysctl.c */
 int ppf_config_init(void);
-void ppf_config_exit(void);
 int ppf_sysctl_init(void);
 void ppf_sysctl_exit(void);
 u32 ppf_memory_to_nodes(const struct ppf_model_params *params,

@@ -9,9 +9,6 @@
  * value stays.  Nothing is clamped.  A change of model or shape builds the
  * new model first and swaps it in, so a failure leaves the old one running.
  */
-#include <linux/ctype.h>
-#include <linux/rcupdate.h>
-#include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/sysctl.h>
 #include "ppf.h"
@@ -34,13 +31,6 @@ struct ppf_config ppf_config = {
 	.filesystems = "",
 };
 
-/* The watched types, for the hooks: replaced whole under RCU. */
-struct ppf_fs_list {
-	struct rcu_head rcu;
-	char names[sizeof(ppf_config.filesystems)];
-};
-
-static struct ppf_fs_list __rcu *ppf_fs_list;
 static char ppf_model_name[16];
 static unsigned int ppf_reset_value;
 static struct ctl_table_header *ppf_sysctl_header;
@@ -228,30 +218,12 @@ static int ppf_sysctl_model(const struct ctl_table *table, int write,
 	return err;
 }
 
-/* Empty, or type names of [a-z0-9_] separated by single commas. */
-static bool ppf_fs_list_valid(const char *s)
-{
-	bool name = false;
-
-	if (!*s)
-		return true;
-	for (; *s; s++) {
-		if (islower(*s) || isdigit(*s) || *s == '_')
-			name = true;
-		else if (*s == ',' && name)
-			name = false;
-		else
-			return false;
-	}
-	return name;
-}
-
 static int ppf_sysctl_filesystems(const struct ctl_table *table, int write,
 				  void *buffer, size_t *lenp, loff_t *ppos)
 {
 	char names[sizeof(ppf_config.filesystems)];
 	struct ctl_table tmp = *table;
-	struct ppf_fs_list *list, *old;
+	char *types;
 	int err;
 
 	if (write && *lenp >= sizeof(names))
@@ -261,54 +233,16 @@ static int ppf_sysctl_filesystems(const struct ctl_table *table, int write,
 	mutex_lock(&ppf_config_mutex);
 	strscpy(names, ppf_config.filesystems, sizeof(names));
 	err = proc_dostring(&tmp, write, buffer, lenp, ppos);
-	if (err || !write)
-		goto out;
-	if (!ppf_fs_list_valid(strim(names))) {
-		err = -EINVAL;
-		goto out;
+	if (!err && write) {
+		types = strim(names);
+		/* The hooks check and own the list; this is what was set. */
+		err = ppf_sb_set_types(types);
+		if (!err)
+			strscpy(ppf_config.filesystems, types,
+				sizeof(ppf_config.filesystems));
 	}
-	list = kzalloc(sizeof(*list), GFP_KERNEL);
-	if (!list) {
-		err = -ENOMEM;
-		goto out;
-	}
-	strscpy(list->names, strim(names), sizeof(list->names));
-	strscpy(ppf_config.filesystems, list->names, sizeof(ppf_config.filesystems));
-	old = rcu_replace_pointer(ppf_fs_list, list,
-				  lockdep_is_held(&ppf_config_mutex));
-	kfree_rcu(old, rcu);
-	ppf_sb_recheck();
-out:
 	mutex_unlock(&ppf_config_mutex);
 	return err;
-}
-
-/**
- * ppf_fs_type_allowed() - is this file system type to be watched?
- * @name: the type's name
- *
- * Callable from any context.
- *
- * Return: true if vm.predictive_prefetch.filesystems is empty or lists it.
- */
-bool ppf_fs_type_allowed(const char *name)
-{
-	const struct ppf_fs_list *list;
-	size_t len = strlen(name);
-	const char *p;
-	bool ok;
-
-	rcu_read_lock();
-	list = rcu_dereference(ppf_fs_list);
-	ok = !list || !list->names[0];
-	for (p = list ? list->names : ""; !ok && *p; ) {
-		const char *end = strchrnul(p, ',');
-
-		ok = end - p == len && !strncmp(p, name, len);
-		p = *end ? end + 1 : end;
-	}
-	rcu_read_unlock();
-	return ok;
 }
 
 static const struct ppf_tunable ppf_t_enabled = { 0, 1, ppf_apply_enabled };
@@ -385,15 +319,4 @@ int ppf_sysctl_init(void)
 void ppf_sysctl_exit(void)
 {
 	unregister_sysctl_table(ppf_sysctl_header);
-}
-
-/**
- * ppf_config_exit() - free what the configuration allocated
- *
- * Last at unload: the read hook looks at the watched types
- * (ppf_fs_type_allowed()) until the hooks are gone.
- */
-void ppf_config_exit(void)
-{
-	kfree(rcu_replace_pointer(ppf_fs_list, NULL, true));
 }
