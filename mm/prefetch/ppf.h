@@ -31,6 +31,7 @@
 #include <linux/workqueue.h>
 #include "models/ppf_model.h"
 #include "fs/hooks/ppf_hooks.h"
+#include "ppf_reasons.h"
 
 /* File handles up to this many 32-bit words are kept (ext4: 2-3, xfs: 3-4, btrfs: 5-8). */
 #define PPF_FH_WORDS		8
@@ -63,28 +64,6 @@ struct ppf_config {
 
 extern struct ppf_config ppf_config;
 extern struct mutex ppf_config_mutex;
-
-/* Why a predicted file was not read ahead. */
-enum ppf_skip_reason {
-	PPF_SKIP_UNKNOWN,	/* id no longer in the file table */
-	PPF_SKIP_RECENT,	/* prefetched a few events ago, not opened since */
-	PPF_SKIP_LOWMEM,	/* the system is short of free memory */
-	PPF_SKIP_INFLIGHT,	/* too much prefetched data still being read */
-	PPF_SKIP_UNMOUNTED,	/* its file system is going or gone */
-	PPF_SKIP_STALE,		/* the file no longer exists */
-	PPF_SKIP_PERM,		/* the task that caused it may not read it */
-	PPF_SKIP_CACHED,	/* everything to read is already cached */
-	PPF_SKIP_NR,
-};
-
-/* Why an event was not used. */
-enum ppf_drop_reason {
-	PPF_DROP_DISABLED,	/* enabled = 0 */
-	PPF_DROP_RING_FULL,	/* the worker is behind */
-	PPF_DROP_NO_HANDLE,	/* the file system could not encode a handle */
-	PPF_DROP_NO_MEMORY,	/* a file-table entry could not be allocated */
-	PPF_DROP_NR,
-};
 
 /**
  * struct ppf_stats - per-CPU counters, summed when read
