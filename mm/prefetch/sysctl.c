@@ -13,11 +13,6 @@
 #include <linux/sysctl.h>
 #include "ppf.h"
 
-#define PPF_MAX_KB_LIMIT	(1024 * 1024)		/* 1 GiB per file */
-#define PPF_INFLIGHT_KB_LIMIT	(4 * 1024 * 1024)	/* 4 GiB */
-#define PPF_MEMORY_KB_LIMIT	(1024 * 1024)		/* 1 GiB */
-#define PPF_MAX_FILES_LIMIT	(16 * 1024 * 1024)
-
 /* Serialises writers of ppf_config (all of them are here). */
 DEFINE_MUTEX(ppf_config_mutex);
 
@@ -245,31 +240,17 @@ static int ppf_sysctl_filesystems(const struct ctl_table *table, int write,
 	return err;
 }
 
-static const struct ppf_tunable ppf_t_enabled = { 0, 1, ppf_apply_enabled };
-static const struct ppf_tunable ppf_t_ps = {
-	PPF_MIN_PARTITION_SIZE, PPF_MAX_PARTITION_SIZE, ppf_apply_shape };
-static const struct ppf_tunable ppf_t_order = {
-	1, PPF_MAX_PARTITION_SIZE - 1, ppf_apply_shape };
-static const struct ppf_tunable ppf_t_threshold = {
-	1, PPF_MAX_THRESHOLD_PCT, ppf_apply_shape };
-static const struct ppf_tunable ppf_t_max_prefetch = {
-	4, PPF_MAX_KB_LIMIT, ppf_apply_max_prefetch };
-static const struct ppf_tunable ppf_t_default_prefetch = {
-	4, PPF_MAX_KB_LIMIT, ppf_apply_default_prefetch };
-static const struct ppf_tunable ppf_t_inflight = { 4, PPF_INFLIGHT_KB_LIMIT, NULL };
-static const struct ppf_tunable ppf_t_memory = {
-	1, PPF_MEMORY_KB_LIMIT, ppf_apply_memory };
-static const struct ppf_tunable ppf_t_max_files = {
-	64, PPF_MAX_FILES_LIMIT, ppf_apply_max_files };
-static const struct ppf_tunable ppf_t_reset = { 1, 1, ppf_apply_reset };
-
-#define PPF_UINT(_name, _field, _tunable) {				\
+/*
+ * One numeric sysctl: its name, the field it sets, its least and greatest
+ * values and how it is applied (see struct ppf_tunable).
+ */
+#define PPF_UINT(_name, _field, _min, _max, _apply) {			\
 	.procname = _name, .data = _field, .maxlen = sizeof(unsigned int), \
 	.mode = 0644, .proc_handler = ppf_sysctl_uint,			\
-	.extra1 = (void *)&(_tunable) }
+	.extra1 = (void *)&(const struct ppf_tunable){ _min, _max, _apply } }
 
 static struct ctl_table ppf_sysctl_table[] = {
-	PPF_UINT("enabled", &ppf_config.enabled, ppf_t_enabled),
+	PPF_UINT("enabled", &ppf_config.enabled, 0, 1, ppf_apply_enabled),
 	{
 		.procname = "model",
 		.data = ppf_model_name,
@@ -277,15 +258,25 @@ static struct ctl_table ppf_sysctl_table[] = {
 		.mode = 0644,
 		.proc_handler = ppf_sysctl_model,
 	},
-	PPF_UINT("partition_size", &ppf_config.model.partition_size, ppf_t_ps),
-	PPF_UINT("model_order", &ppf_config.model.model_order, ppf_t_order),
-	PPF_UINT("threshold", &ppf_config.model.threshold_pct, ppf_t_threshold),
-	PPF_UINT("max_prefetch_kb", &ppf_config.max_prefetch_kb, ppf_t_max_prefetch),
+	PPF_UINT("partition_size", &ppf_config.model.partition_size,
+		 PPF_MIN_PARTITION_SIZE, PPF_MAX_PARTITION_SIZE, ppf_apply_shape),
+	PPF_UINT("model_order", &ppf_config.model.model_order,
+		 1, PPF_MAX_PARTITION_SIZE - 1, ppf_apply_shape),
+	PPF_UINT("threshold", &ppf_config.model.threshold_pct,
+		 1, PPF_MAX_THRESHOLD_PCT, ppf_apply_shape),
+	/* At most 1 GiB per file. */
+	PPF_UINT("max_prefetch_kb", &ppf_config.max_prefetch_kb,
+		 4, 1024 * 1024, ppf_apply_max_prefetch),
 	PPF_UINT("default_prefetch_kb", &ppf_config.default_prefetch_kb,
-		 ppf_t_default_prefetch),
-	PPF_UINT("max_inflight_kb", &ppf_config.max_inflight_kb, ppf_t_inflight),
-	PPF_UINT("memory_kb", &ppf_config.memory_kb, ppf_t_memory),
-	PPF_UINT("max_files", &ppf_config.max_files, ppf_t_max_files),
+		 4, 1024 * 1024, ppf_apply_default_prefetch),
+	/* At most 4 GiB. */
+	PPF_UINT("max_inflight_kb", &ppf_config.max_inflight_kb,
+		 4, 4 * 1024 * 1024, NULL),
+	/* At most 1 GiB. */
+	PPF_UINT("memory_kb", &ppf_config.memory_kb,
+		 1, 1024 * 1024, ppf_apply_memory),
+	PPF_UINT("max_files", &ppf_config.max_files,
+		 64, 16 * 1024 * 1024, ppf_apply_max_files),
 	{
 		.procname = "filesystems",
 		.data = ppf_config.filesystems,
@@ -293,7 +284,7 @@ static struct ctl_table ppf_sysctl_table[] = {
 		.mode = 0644,
 		.proc_handler = ppf_sysctl_filesystems,
 	},
-	PPF_UINT("reset", &ppf_reset_value, ppf_t_reset),
+	PPF_UINT("reset", &ppf_reset_value, 1, 1, ppf_apply_reset),
 };
 
 /**
