@@ -200,6 +200,8 @@ struct ppf_sb *ppf_sb_lookup_rcu(struct super_block *sb)
 {
 	struct ppf_sb *s;
 
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(),
+			 "a watched file system looked up outside RCU");
 	list_for_each_entry_rcu(s, &ppf_sbs, node)
 		if (s->sb == sb && !READ_ONCE(s->dead))
 			return s;

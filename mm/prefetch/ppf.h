@@ -15,7 +15,7 @@
  * and visible through tracepoints (ppf_trace.h).
  *
  * Locking, outermost first: ppf_config_mutex (sysctl writes, model
- * rebuilds) > ppf_model_mutex (the model; held by the worker per batch)
+ * rebuilds) > ppf_worker_mutex (the model; held by the worker per batch)
  * > ring and file-table spinlocks (never held across anything that can
  * sleep).  The hooks take only the ring lock and per-file locks.
  */
@@ -154,6 +154,24 @@ void ppf_ring_done(unsigned int n);
 void ppf_event_release(struct ppf_event *ev);
 
 /**
+ * struct ppf_prefetch_state - readahead.c's record of one file
+ * @pending_seq: event number of a prefetch not yet followed by an open
+ * @cached_first: first page of the range last found all in the page cache
+ * @cached_span: pages of that range, before the end of file (0: none found)
+ * @cached_pages: of which within the file then
+ * @cached_removals: page-cache removal count when it was found cached
+ *
+ * Owned by readahead.c, under ppf_worker_mutex; zero in a new entry.
+ */
+struct ppf_prefetch_state {
+	u64 pending_seq;
+	pgoff_t cached_first;
+	u32 cached_span;
+	u32 cached_pages;
+	unsigned long cached_removals;
+};
+
+/**
  * struct ppf_file - what ppf remembers of one file
  * @key_node: in the (sb, ino) hash, RCU-protected for the read hook
  * @id_node: in the id hash (worker only)
@@ -172,11 +190,7 @@ void ppf_event_release(struct ppf_event *ev);
  * @cur_last: last page read since the latest open
  * @prev_first: first page read during the use before that
  * @prev_last: last page read during the use before that
- * @pending_seq: event number of a prefetch not yet followed by an open
- * @cached_first: first page of the range last found all in the page cache
- * @cached_span: pages of that range, before the end of file (0: none found)
- * @cached_pages: of which within the file then
- * @cached_removals: page-cache removal count when it was found cached
+ * @prefetch: what readahead.c knows of it
  */
 struct ppf_file {
 	struct hlist_node key_node;
@@ -194,11 +208,7 @@ struct ppf_file {
 	u32 fh[PPF_FH_WORDS];
 	pgoff_t cur_first, cur_last;
 	pgoff_t prev_first, prev_last;
-	u64 pending_seq;
-	pgoff_t cached_first;
-	u32 cached_span;
-	u32 cached_pages;
-	unsigned long cached_removals;
+	struct ppf_prefetch_state prefetch;
 };
 
 /* file_table.c */
@@ -206,7 +216,7 @@ int ppf_files_init(void);
 void ppf_files_exit(void);
 struct ppf_file *ppf_files_get(const struct ppf_event *ev);
 struct ppf_file *ppf_files_find_id(u32 id);
-struct ppf_file *ppf_files_find(const struct ppf_sb *s, u64 ino);
+struct ppf_file *ppf_files_lookup(const struct ppf_sb *s, u64 ino);
 void ppf_files_forget(struct ppf_file *f);
 void ppf_files_trim(unsigned int max_files);
 void ppf_files_clear(void);
@@ -219,7 +229,7 @@ void ppf_files_note_open(struct ppf_sb *s, struct inode *inode);
 bool ppf_file_last_use(struct ppf_file *f, pgoff_t *first, pgoff_t *last);
 
 /* engine.c */
-extern struct mutex ppf_model_mutex;
+extern struct mutex ppf_worker_mutex;
 int ppf_engine_init(void);
 void ppf_engine_exit(void);
 int ppf_engine_rebuild(const struct ppf_model_params *params);
@@ -228,8 +238,9 @@ void ppf_engine_model_stats(struct ppf_model_stats *st);
 
 /* readahead.c */
 void ppf_prefetch_forget_all(void);
-enum ppf_skip_reason ppf_prefetch(struct ppf_file *f, const struct cred *cred,
-				  u64 seq);
+void ppf_prefetch_forget_file(struct ppf_file *f);
+bool ppf_prefetch(struct ppf_file *f, const struct cred *cred, u64 seq,
+		  enum ppf_skip_reason *why);
 void ppf_prefetch_reap(u64 seq);
 void ppf_prefetch_opened(struct ppf_file *f);
 

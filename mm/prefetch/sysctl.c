@@ -150,9 +150,9 @@ static int ppf_apply_default_prefetch(const struct ctl_table *table,
 static int ppf_apply_max_files(const struct ctl_table *table, unsigned int val)
 {
 	WRITE_ONCE(ppf_config.max_files, val);
-	mutex_lock(&ppf_model_mutex);
+	mutex_lock(&ppf_worker_mutex);
 	ppf_files_trim(val);
-	mutex_unlock(&ppf_model_mutex);
+	mutex_unlock(&ppf_worker_mutex);
 	return 0;
 }
 
