@@ -15,7 +15,8 @@
  * of these paths, so it produces no events.
  *
  * A probe runs in the reading task's context, sometimes inside a page
- * fault: it only looks things up under RCU and takes one per-file spinlock.
+ * fault: it looks things up under RCU and takes one per-file spinlock,
+ * or, for a file system not watched yet, ppf_sbs_lock to queue it.
  */
 #include <linux/fs.h>
 #include <linux/pagemap.h>

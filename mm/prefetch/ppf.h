@@ -5,19 +5,29 @@
  * DOC: Predictive prefetching
  *
  * The hooks (fs/hooks/) see files being opened, executed and read on the
- * watched file systems and put small event records into a ring
- * (event_ring.c) without sleeping or taking any lock longer than a copy.
- * One worker (engine.c) drains the ring: it gives each file a model id
- * (file_table.c), feeds the model (models/, through its API only), and
- * turns each prediction into asynchronous readahead of the part of the
- * file that was read last time (readahead.c).  Everything is controlled
- * with sysctl (sysctl.c), counted in /proc/predictive_prefetch (stats.c)
- * and visible through tracepoints (ppf_trace.h).
+ * watched file systems, and count the folios that leave the page cache
+ * (the removal hook).  In the task's context, without sleeping, they hand
+ * each open and read to ppf_event_open() and ppf_event_read() (engine.c),
+ * which update the file's page ranges in the file table when it is there
+ * already (under RCU and the entry's spinlock, file_table.c) and put a
+ * small record into a ring (event_ring.c).  One worker (engine.c) drains
+ * the ring: it gives each file a model id (file_table.c), feeds the model
+ * (models/, through its API only), and turns each prediction into
+ * asynchronous readahead of the part of the file that was read last time
+ * (readahead.c), skipping files found all cached before while the removal
+ * count has not moved.  Everything is controlled with sysctl (sysctl.c;
+ * the list of watched types is the hooks' own, set through
+ * ppf_sb_set_types()), counted in /proc/predictive_prefetch (stats.c) and
+ * visible through tracepoints (ppf_trace.h).
  *
  * Locking, outermost first: ppf_config_mutex (sysctl writes, model
- * rebuilds) > ppf_worker_mutex (the model; held by the worker per batch)
- * > ring and file-table spinlocks (never held across anything that can
- * sleep).  The hooks take only the ring lock and per-file locks.
+ * rebuilds) > the hooks' ppf_sb_types_mutex (setting the watched types) and
+ * ppf_worker_mutex (the model, the file table, readahead's records; held by
+ * the worker per batch) > the ring lock, the file-table entries' locks and
+ * the hooks' ppf_sbs_lock, spinlocks none of which nests in another or is
+ * held across anything that can sleep.  The hooks take the ring lock, the
+ * entries' locks, and ppf_sbs_lock when the read hook discovers a file
+ * system.
  */
 #ifndef PPF_PREFETCH_H
 #define PPF_PREFETCH_H

@@ -4,21 +4,30 @@
  *
  * DOC: Prefetching a predicted file
  *
- * For each predicted file the worker, in order: skips it if it prefetched
- * it a few events ago and it has not been opened since (EPCM names the same
- * files event after event); skips it if it found the same range all cached
- * before and no folio has left any page cache since (see DOC: Removal
- * hook); skips if the system is short of memory; pins its file system (failing if
- * it is being unmounted); decodes the file handle (failing, and forgetting
- * the file, if it was deleted); checks that the task whose open led to the
- * prediction may read it; works out the pages to read, those read during
- * the file's latest use (or its first default_prefetch_kb), capped at
- * max_prefetch_kb and at the end of the file; skips if they are all cached
- * already; skips if too much prefetched data is still in flight; and
- * otherwise starts readahead with page_cache_ra_unbounded(), which skips
- * cached pages, allocates with readahead_gfp_mask() (no retries, no
- * warnings: it fails rather than push the system into reclaim), submits
- * the reads and returns without waiting for them.
+ * For each predicted file the worker, in order (ppf_prefetch(), then
+ * ppf_prefetch_file()):
+ *
+ * 1. skips it if it prefetched it a few events ago and it has not been
+ *    opened since (EPCM names the same files event after event);
+ * 2. skips it if it found the same range all cached before and no folio
+ *    has left any page cache since (see DOC: Removal hook);
+ * 3. skips it if the system is short of memory;
+ * 4. pins its file system, and skips it if that is being unmounted;
+ * 5. decodes the file handle, and skips it if the file was deleted;
+ * 6. skips it unless the task whose open led to the prediction may read it;
+ * 7. works out the pages to read: those read during the file's latest use
+ *    (or its first default_prefetch_kb), capped at max_prefetch_kb and at
+ *    the end of the file;
+ * 8. skips it if they are all cached already;
+ * 9. skips it if too much prefetched data is still in flight;
+ * 10. otherwise starts readahead with page_cache_ra_unbounded(), which
+ *     skips cached pages, allocates with readahead_gfp_mask() (no retries,
+ *     no warnings: it fails rather than push the system into reclaim),
+ *     submits the reads and returns without waiting for them.
+ *
+ * The engine counts and traces each skip, and forgets the file after 4
+ * and 5.  Each file's prefetch record (struct ppf_prefetch_state) is this
+ * file's alone, and so is the count of prefetches wasted.
  *
  * Decoding a handle may itself read the inode from disk; that wait is the
  * worker's, never the task's.
