@@ -3,7 +3,10 @@
  * ppf_hooks.h - the seam between the event hooks and the prefetch engine
  *
  * fs/hooks/ knows file systems, fsnotify and tracepoints; mm/prefetch/
- * knows the model, the file table and readahead.  They meet here.
+ * knows the model, the file table and readahead.  They meet here, and only
+ * here: the hooks deliver events down through the two entry points
+ * ppf_event_open() and ppf_event_read(); the engine uses the hooks'
+ * handles (ppf_sb_*), their removal count and their policy setter.
  */
 #ifndef PPF_HOOKS_H
 #define PPF_HOOKS_H
@@ -12,6 +15,9 @@
 #include <linux/types.h>
 
 struct ppf_sb;
+
+/* Longest list of watched file system types, with its NUL. */
+#define PPF_SB_TYPES_MAX	128
 
 /* Provided by fs/hooks/. */
 int ppf_hooks_init(void);
@@ -24,7 +30,7 @@ struct super_block *ppf_sb_pin(struct ppf_sb *s);
 void ppf_sb_unpin(struct super_block *sb);
 dev_t ppf_sb_dev(const struct ppf_sb *s);
 unsigned int ppf_sb_watched(void);
-void ppf_sb_recheck(void);
+int ppf_sb_set_types(const char *types);
 unsigned long ppf_page_cache_removals(void);
 unsigned long ppf_page_cache_removals_of(struct address_space *mapping);
 
@@ -32,6 +38,5 @@ unsigned long ppf_page_cache_removals_of(struct address_space *mapping);
 void ppf_event_open(struct ppf_sb *s, struct inode *inode, bool exec);
 void ppf_event_read(struct ppf_sb *s, struct inode *inode, pgoff_t first,
 		    pgoff_t last);
-bool ppf_fs_type_allowed(const char *name);
 
 #endif /* PPF_HOOKS_H */

@@ -15,14 +15,15 @@
  * of these paths, so it produces no events.
  *
  * A probe runs in the reading task's context, sometimes inside a page
- * fault: it only looks things up under RCU and takes one per-file spinlock.
+ * fault: it looks things up under RCU and takes one per-file spinlock,
+ * or, for a file system not watched yet, ppf_sbs_lock to queue it.
  */
 #include <linux/fs.h>
 #include <linux/pagemap.h>
 #include <linux/rcupdate.h>
 #include <linux/tracepoint.h>
 #include "ppf_hooks.h"
-#include "removal_hook.h"
+#include "read_hook.h"
 #include "sb_watch.h"
 
 static struct tracepoint *ppf_tp_get_pages;
@@ -79,8 +80,28 @@ static void ppf_find_tracepoint(struct tracepoint *tp, void *priv)
 /* Which probes are registered: unregistering one that is not WARNs. */
 static bool ppf_reg_get_pages, ppf_reg_map_pages, ppf_reg_fault;
 
-/* Unregister every probe; none is running or will run once this returns. */
-static void ppf_probes_unregister(void)
+/**
+ * ppf_read_hook_init() - find the page-cache read tracepoints
+ *
+ * Return: 0 or -ENOENT.
+ */
+int ppf_read_hook_init(void)
+{
+	for_each_kernel_tracepoint(ppf_find_tracepoint, NULL);
+	if (!ppf_tp_get_pages || !ppf_tp_map_pages || !ppf_tp_fault)
+		return -ENOENT;
+	return 0;
+}
+
+/**
+ * ppf_read_hook_stop() - unregister every read probe
+ *
+ * The caller then waits for running probes with
+ * tracepoint_synchronize_unregister().
+ *
+ * Return: true if a probe was unregistered.
+ */
+bool ppf_read_hook_stop(void)
 {
 	bool any = ppf_reg_fault || ppf_reg_map_pages || ppf_reg_get_pages;
 
@@ -95,22 +116,24 @@ static void ppf_probes_unregister(void)
 	ppf_reg_fault = false;
 	ppf_reg_map_pages = false;
 	ppf_reg_get_pages = false;
-	any |= ppf_removal_hook_stop();
-	if (any)
-		tracepoint_synchronize_unregister();
+	return any;
 }
 
-/* The removal count first: nothing may be learnt that it does not cover. */
-static int ppf_probes_register(void)
+/**
+ * ppf_read_hook_start() - register the read probes
+ *
+ * On failure the caller unregisters those that were, with
+ * ppf_read_hook_stop().
+ *
+ * Return: 0 or a negative errno.
+ */
+int ppf_read_hook_start(void)
 {
 	int err;
 
-	err = ppf_removal_hook_start();
-	if (!err) {
-		err = tracepoint_probe_register(ppf_tp_get_pages,
-						ppf_probe_get_pages, NULL);
-		ppf_reg_get_pages = !err;
-	}
+	err = tracepoint_probe_register(ppf_tp_get_pages, ppf_probe_get_pages,
+					NULL);
+	ppf_reg_get_pages = !err;
 	if (!err) {
 		err = tracepoint_probe_register(ppf_tp_map_pages,
 						ppf_probe_map_pages, NULL);
@@ -120,60 +143,5 @@ static int ppf_probes_register(void)
 		err = tracepoint_probe_register(ppf_tp_fault, ppf_probe_fault, NULL);
 		ppf_reg_fault = !err;
 	}
-	if (err)
-		ppf_probes_unregister();
 	return err;
-}
-
-/**
- * ppf_hooks_init() - find the tracepoints and set up the fsnotify group
- *
- * No event flows until ppf_hooks_start().
- *
- * Return: 0 or a negative errno.
- */
-int ppf_hooks_init(void)
-{
-	for_each_kernel_tracepoint(ppf_find_tracepoint, NULL);
-	if (!ppf_tp_get_pages || !ppf_tp_map_pages || !ppf_tp_fault ||
-	    ppf_removal_hook_init()) {
-		pr_err("predictive_prefetch: mm_filemap tracepoints not found (CONFIG_TRACEPOINTS?)\n");
-		return -ENOENT;
-	}
-	return ppf_sb_watch_init();
-}
-
-/**
- * ppf_hooks_start() - start receiving open, exec and read events
- *
- * When ppf is enabled.  File systems are watched again from their next
- * read on.  May sleep.
- *
- * Return: 0 or a negative errno.
- */
-int ppf_hooks_start(void)
-{
-	ppf_sb_watch_resume();
-	return ppf_probes_register();
-}
-
-/**
- * ppf_hooks_stop() - stop all events; none is delivered after this returns
- *
- * When ppf is disabled: with no probe and no mark left, the hooks cost the
- * system nothing.  May sleep.
- */
-void ppf_hooks_stop(void)
-{
-	ppf_probes_unregister();
-	ppf_sb_unwatch_all();
-}
-
-/**
- * ppf_hooks_exit() - stop all events and release the fsnotify group
- */
-void ppf_hooks_exit(void)
-{
-	ppf_hooks_stop();
-	ppf_sb_watch_exit();
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * removal_hook.h - the page-cache removal count, for read_hook.c
+ * removal_hook.h - the page-cache removal count, for hooks.c
  */
 #ifndef PPF_REMOVAL_HOOK_H
 #define PPF_REMOVAL_HOOK_H

@@ -11,7 +11,10 @@
  *
  * A file system qualifies if it sits on a block device and can encode and
  * decode file handles (ppf remembers files by handle, never by reference),
- * and, if vm.predictive_prefetch.filesystems is set, if its type is listed.
+ * and, if a list of types was set with ppf_sb_set_types() (sysctl's
+ * vm.predictive_prefetch.filesystems), if its type is listed: the list is
+ * the hooks' own, read under RCU from the read hook and freed when the
+ * hooks are.
  * File systems are found as they are used: the read hook (read_hook.c)
  * hands each qualifying super block it has not seen to ppf_sb_discover(),
  * which pins it with an active reference just long enough for a worker to
@@ -26,12 +29,17 @@
  * has already dropped the last active reference, so the pin fails, and one
  * that begins later waits only until ppf_sb_unpin().
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/ctype.h>
 #include <linux/fsnotify_backend.h>
 #include <linux/exportfs.h>
 #include <linux/kref.h>
+#include <linux/mutex.h>
 #include <linux/rculist.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/string.h>
 #include <linux/workqueue.h>
 #include "ppf_hooks.h"
 #include "sb_watch.h"
@@ -57,6 +65,12 @@ struct ppf_sb {
 	struct rcu_head rcu;
 };
 
+/* The watched types: replaced whole under RCU. */
+struct ppf_sb_types {
+	struct rcu_head rcu;
+	char names[PPF_SB_TYPES_MAX];
+};
+
 #define PPF_DISCOVER_MAX	16
 
 static struct fsnotify_group *ppf_group;
@@ -68,6 +82,30 @@ static unsigned int ppf_ndiscover;
 static bool ppf_discover_stopped;
 static void ppf_discover_fn(struct work_struct *work);
 static DECLARE_WORK(ppf_discover_work, ppf_discover_fn);
+static struct ppf_sb_types __rcu *ppf_sb_types;
+/* Serialises ppf_sb_set_types(). */
+static DEFINE_MUTEX(ppf_sb_types_mutex);
+
+/* Is this file system type to be watched?  Callable from any context. */
+static bool ppf_sb_type_allowed(const char *name)
+{
+	const struct ppf_sb_types *types;
+	size_t len = strlen(name);
+	const char *p;
+	bool ok;
+
+	rcu_read_lock();
+	types = rcu_dereference(ppf_sb_types);
+	ok = !types || !types->names[0];
+	for (p = types ? types->names : ""; !ok && *p; ) {
+		const char *end = strchrnul(p, ',');
+
+		ok = end - p == len && !strncmp(p, name, len);
+		p = *end ? end + 1 : end;
+	}
+	rcu_read_unlock();
+	return ok;
+}
 
 static void ppf_sb_release(struct kref *kref)
 {
@@ -162,6 +200,8 @@ struct ppf_sb *ppf_sb_lookup_rcu(struct super_block *sb)
 {
 	struct ppf_sb *s;
 
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(),
+			 "a watched file system looked up outside RCU");
 	list_for_each_entry_rcu(s, &ppf_sbs, node)
 		if (s->sb == sb && !READ_ONCE(s->dead))
 			return s;
@@ -185,7 +225,7 @@ bool ppf_sb_qualifies(struct super_block *sb)
 		return false;
 	if (!(sb->s_flags & SB_BORN) || (sb->s_flags & SB_NOUSER))
 		return false;
-	return ppf_fs_type_allowed(sb->s_type->name);
+	return ppf_sb_type_allowed(sb->s_type->name);
 }
 
 /**
@@ -247,14 +287,13 @@ static void ppf_sb_watch(struct super_block *sb)
 		list_del_rcu(&s->node);
 		ppf_nsbs--;
 		spin_unlock(&ppf_sbs_lock);
-		pr_warn("predictive_prefetch: cannot watch %s (%pg): %d\n",
-			sb->s_type->name, sb->s_bdev, err);
+		pr_warn("cannot watch %s (%pg): %d\n", sb->s_type->name,
+			sb->s_bdev, err);
 		/* Our reference: fsnotify calls ->free_mark. */
 		fsnotify_put_mark(&s->mark);
 		return;
 	}
-	pr_info("predictive_prefetch: watching %s on %pg\n", sb->s_type->name,
-		sb->s_bdev);
+	pr_info("watching %s on %pg\n", sb->s_type->name, sb->s_bdev);
 }
 
 static void ppf_discover_fn(struct work_struct *work)
@@ -317,13 +356,11 @@ static const struct fsnotify_ops ppf_fsnotify_ops = {
 	.free_mark = ppf_sb_free_mark,
 };
 
-/**
- * ppf_sb_recheck() - stop watching file systems no longer allowed
- *
- * After vm.predictive_prefetch.filesystems changed.  Files already in the
- * file table on them are forgotten as they come up.
+/*
+ * Stop watching file systems no longer allowed, after the types changed.
+ * Files already in the file table on them are forgotten as they come up.
  */
-void ppf_sb_recheck(void)
+static void ppf_sb_recheck(void)
 {
 	struct ppf_sb *s, *found;
 
@@ -332,7 +369,7 @@ void ppf_sb_recheck(void)
 		rcu_read_lock();
 		list_for_each_entry_rcu(s, &ppf_sbs, node) {
 			if (!READ_ONCE(s->dead) &&
-			    !ppf_fs_type_allowed(s->sb->s_type->name) &&
+			    !ppf_sb_type_allowed(s->sb->s_type->name) &&
 			    kref_get_unless_zero(&s->kref)) {
 				found = s;
 				break;
@@ -344,6 +381,54 @@ void ppf_sb_recheck(void)
 			ppf_sb_put(found);
 		}
 	} while (found);
+}
+
+/* Empty, or type names of [a-z0-9_] separated by single commas. */
+static bool ppf_sb_types_valid(const char *s)
+{
+	bool name = false;
+
+	if (!*s)
+		return true;
+	for (; *s; s++) {
+		if (islower(*s) || isdigit(*s) || *s == '_')
+			name = true;
+		else if (*s == ',' && name)
+			name = false;
+		else
+			return false;
+	}
+	return name;
+}
+
+/**
+ * ppf_sb_set_types() - which file system types to watch
+ * @types: empty for every qualifying type, or type names of [a-z0-9_]
+ *	separated by single commas, shorter than PPF_SB_TYPES_MAX
+ *
+ * Stops watching the file systems no longer allowed; those newly allowed
+ * are discovered at their next read.  May sleep.
+ *
+ * Return: 0; -EINVAL if @types is malformed or too long, or -ENOMEM: the
+ * types in force then stay.
+ */
+int ppf_sb_set_types(const char *types)
+{
+	struct ppf_sb_types *new, *old;
+
+	if (strlen(types) >= PPF_SB_TYPES_MAX || !ppf_sb_types_valid(types))
+		return -EINVAL;
+	new = kzalloc(sizeof(*new), GFP_KERNEL);
+	if (!new)
+		return -ENOMEM;
+	strscpy(new->names, types, sizeof(new->names));
+	mutex_lock(&ppf_sb_types_mutex);
+	old = rcu_replace_pointer(ppf_sb_types, new,
+				  lockdep_is_held(&ppf_sb_types_mutex));
+	kfree_rcu(old, rcu);
+	ppf_sb_recheck();
+	mutex_unlock(&ppf_sb_types_mutex);
+	return 0;
 }
 
 int ppf_sb_watch_init(void)
@@ -405,4 +490,6 @@ void ppf_sb_watch_exit(void)
 	fsnotify_put_group(ppf_group);
 	/* ->free_mark of every mark has run once this returns. */
 	fsnotify_wait_marks_destroyed();
+	/* No hook is left to read it, and sysctl is gone. */
+	kfree(rcu_replace_pointer(ppf_sb_types, NULL, true));
 }

@@ -14,7 +14,7 @@
  * One worker, on an ordered workqueue, drains the queue in order.  For each
  * open or exec it finds the file's entry, feeds the model, and acts on each
  * prediction (readahead.c).  The model and the file table are changed only
- * under ppf_model_mutex, which the worker holds per batch of events and
+ * under ppf_worker_mutex, which the worker holds per batch of events and
  * sysctl holds to swap in a rebuilt model, so a model can be replaced while
  * events keep arriving: they wait in the queue.
  */
@@ -29,10 +29,13 @@
 #define PPF_RING_SIZE	1024
 #define PPF_BATCH	32
 
-/* Serialises the model and the file table: see the overview in ppf.h. */
-DEFINE_MUTEX(ppf_model_mutex);
-static struct ppf_model *ppf_model;	/* under ppf_model_mutex */
-static u64 ppf_seq;			/* opens and execs fed to the model */
+/*
+ * The worker's lock: the model, the file table, readahead's records and
+ * ppf_seq change only under it (see the overview in ppf.h).
+ */
+DEFINE_MUTEX(ppf_worker_mutex);
+static struct ppf_model *ppf_model;	/* under ppf_worker_mutex */
+static u64 ppf_seq;	/* opens and execs fed to the model; same lock */
 static struct workqueue_struct *ppf_wq;
 static struct ppf_event ppf_batch[PPF_BATCH];	/* the worker's only */
 static struct ppf_prediction ppf_predictions[PPF_MAX_PREDICTIONS];
@@ -159,6 +162,21 @@ void ppf_event_read(struct ppf_sb *s, struct inode *inode, pgoff_t first,
 	ppf_stat_add(hook_read_ns, local_clock() - start);
 }
 
+/* Act on one prediction: readahead, or count and trace why not. */
+static void ppf_engine_predicted(u32 id, const struct cred *cred)
+{
+	struct ppf_file *f = ppf_files_find_id(id);
+	enum ppf_skip_reason why = PPF_SKIP_UNKNOWN;
+
+	if (f && ppf_prefetch(f, cred, ppf_seq, &why))
+		return;
+	ppf_stat_inc(skipped[why]);
+	trace_ppf_prefetch_skip(id, why);
+	/* A file that is gone, or whose file system is, is forgotten. */
+	if (why == PPF_SKIP_STALE || why == PPF_SKIP_UNMOUNTED)
+		ppf_files_forget(f);
+}
+
 static void ppf_engine_open(const struct ppf_event *ev)
 {
 	struct ppf_file *f = ppf_files_get(ev);
@@ -178,23 +196,16 @@ static void ppf_engine_open(const struct ppf_event *ev)
 	ppf_stat_add(predictions, n);
 	for (i = 0; i < n; i++) {
 		const struct ppf_prediction *p = &ppf_predictions[i];
-		struct ppf_file *pf;
 
 		trace_ppf_prediction(id, p->file, p->likelihood, p->lead);
-		pf = ppf_files_find_id(p->file);
-		if (!pf) {
-			ppf_stat_inc(skipped[PPF_SKIP_UNKNOWN]);
-			trace_ppf_prefetch_skip(p->file, PPF_SKIP_UNKNOWN);
-			continue;
-		}
-		ppf_prefetch(pf, ev->cred, ppf_seq);
+		ppf_engine_predicted(p->file, ev->cred);
 	}
 	ppf_prefetch_reap(ppf_seq);
 }
 
 static void ppf_engine_read(const struct ppf_event *ev)
 {
-	struct ppf_file *f = ppf_files_find(ev->sb, ev->ino);
+	struct ppf_file *f = ppf_files_lookup(ev->sb, ev->ino);
 
 	if (f && f->gen == ev->gen)
 		ppf_file_apply_read(f, ev->first, ev->last);
@@ -207,14 +218,14 @@ static void ppf_work_fn(struct work_struct *work)
 	while ((n = ppf_ring_pop(ppf_batch, PPF_BATCH))) {
 		u64 start = ktime_get_ns();
 
-		mutex_lock(&ppf_model_mutex);
+		mutex_lock(&ppf_worker_mutex);
 		for (i = 0; i < n; i++) {
 			if (ppf_batch[i].kind == PPF_EV_READ)
 				ppf_engine_read(&ppf_batch[i]);
 			else
 				ppf_engine_open(&ppf_batch[i]);
 		}
-		mutex_unlock(&ppf_model_mutex);
+		mutex_unlock(&ppf_worker_mutex);
 		for (i = 0; i < n; i++)
 			ppf_event_release(&ppf_batch[i]);
 		ppf_ring_done(n);
@@ -227,7 +238,7 @@ static void ppf_work_fn(struct work_struct *work)
  * ppf_engine_rebuild() - replace the model with an empty one of a new shape
  * @params: valid parameters
  *
- * Allocates the new model before taking ppf_model_mutex, so the worker
+ * Allocates the new model before taking ppf_worker_mutex, so the worker
  * waits only for the swap.  The file table is kept.
  *
  * Return: 0, or a negative errno (the old model stays).
@@ -240,10 +251,10 @@ int ppf_engine_rebuild(const struct ppf_model_params *params)
 	model = ppf_model_create(params, &err);
 	if (!model)
 		return err;
-	mutex_lock(&ppf_model_mutex);
+	mutex_lock(&ppf_worker_mutex);
 	old = ppf_model;
 	ppf_model = model;
-	mutex_unlock(&ppf_model_mutex);
+	mutex_unlock(&ppf_worker_mutex);
 	ppf_model_destroy(old);
 	return 0;
 }
@@ -257,7 +268,7 @@ void ppf_engine_reset(void)
 	int err;
 
 	model = ppf_model_create(&ppf_config.model, &err);
-	mutex_lock(&ppf_model_mutex);
+	mutex_lock(&ppf_worker_mutex);
 	if (model) {
 		old = ppf_model;
 		ppf_model = model;
@@ -265,7 +276,7 @@ void ppf_engine_reset(void)
 	ppf_files_clear();
 	ppf_prefetch_forget_all();
 	ppf_seq = 0;
-	mutex_unlock(&ppf_model_mutex);
+	mutex_unlock(&ppf_worker_mutex);
 	ppf_model_destroy(old);
 }
 
@@ -275,9 +286,9 @@ void ppf_engine_reset(void)
  */
 void ppf_engine_model_stats(struct ppf_model_stats *st)
 {
-	mutex_lock(&ppf_model_mutex);
+	mutex_lock(&ppf_worker_mutex);
 	ppf_model_stats(ppf_model, st);
-	mutex_unlock(&ppf_model_mutex);
+	mutex_unlock(&ppf_worker_mutex);
 }
 
 int ppf_engine_init(void)
@@ -309,9 +320,9 @@ void ppf_engine_exit(void)
 {
 	destroy_workqueue(ppf_wq);	/* runs queued work to completion */
 	ppf_ring_exit();
-	mutex_lock(&ppf_model_mutex);
+	mutex_lock(&ppf_worker_mutex);
 	ppf_files_clear();
-	mutex_unlock(&ppf_model_mutex);
+	mutex_unlock(&ppf_worker_mutex);
 	ppf_model_destroy(ppf_model);
 	ppf_model = NULL;
 }

@@ -10,7 +10,7 @@
  * dentry, an inode or a mount, so no file system is kept busy and a file
  * deleted meanwhile simply fails to decode and is forgotten.
  *
- * Entries are added, moved and removed only under ppf_model_mutex (by the
+ * Entries are added, moved and removed only under ppf_worker_mutex (by the
  * worker, or by sysctl when trimming or resetting).  The read hook looks
  * entries up under RCU and updates their ranges under the entry's own
  * spinlock, after checking that the entry has not been removed; removed
@@ -74,7 +74,10 @@ int ppf_files_init(void)
 
 void ppf_files_exit(void)
 {
+	/* Empty after ppf_engine_exit(); the table changes only under this. */
+	mutex_lock(&ppf_worker_mutex);
 	ppf_files_clear();
+	mutex_unlock(&ppf_worker_mutex);
 }
 
 /**
@@ -89,19 +92,21 @@ unsigned int ppf_files_count(void)
 
 /**
  * ppf_files_forget() - remove a file from the table and free it
- * @f: the entry; the caller holds ppf_model_mutex
+ * @f: the entry
+ *
+ * The caller holds ppf_worker_mutex.
  */
 void ppf_files_forget(struct ppf_file *f)
 {
+	lockdep_assert_held(&ppf_worker_mutex);
+	ppf_prefetch_forget_file(f);
 	spin_lock(&f->lock);
 	f->dead = true;
 	spin_unlock(&f->lock);
 	hlist_del_rcu(&f->key_node);
 	hlist_del(&f->id_node);
 	list_del(&f->lru);
-	ppf_nfiles--;
-	if (f->pending_seq)
-		ppf_stat_inc(prefetch_wasted);
+	WRITE_ONCE(ppf_nfiles, ppf_nfiles - 1);
 	ppf_sb_put(f->sb);
 	kfree_rcu(f, rcu);
 }
@@ -109,27 +114,46 @@ void ppf_files_forget(struct ppf_file *f)
 /**
  * ppf_files_trim() - forget the least recently opened files
  * @max_files: how many may stay
+ *
+ * The caller holds ppf_worker_mutex.
  */
 void ppf_files_trim(unsigned int max_files)
 {
+	lockdep_assert_held(&ppf_worker_mutex);
 	while (ppf_nfiles > max_files)
 		ppf_files_forget(list_first_entry(&ppf_lru, struct ppf_file, lru));
 }
 
 /**
  * ppf_files_clear() - forget every file
+ *
+ * The caller holds ppf_worker_mutex.
  */
 void ppf_files_clear(void)
 {
+	lockdep_assert_held(&ppf_worker_mutex);
 	ppf_files_trim(0);
 }
 
-static struct ppf_file *ppf_files_lookup(const struct ppf_sb *s, u64 ino)
+/**
+ * ppf_files_lookup() - the entry of a file, by file system and inode number
+ * @s: the file system
+ * @ino: the inode number
+ *
+ * The caller holds rcu_read_lock() (the hooks) or ppf_worker_mutex (the
+ * worker); the list walk checks which.
+ *
+ * Return: the entry, or NULL.
+ */
+struct ppf_file *ppf_files_lookup(const struct ppf_sb *s, u64 ino)
 {
 	struct ppf_file *f;
 
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held() &&
+			 !lockdep_is_held(&ppf_worker_mutex),
+			 "file table looked up outside RCU and the worker mutex");
 	hlist_for_each_entry_rcu(f, ppf_key_bucket(s, ino), key_node,
-				 lockdep_is_held(&ppf_model_mutex))
+				 lockdep_is_held(&ppf_worker_mutex))
 		if (f->sb == s && f->ino == ino)
 			return f;
 	return NULL;
@@ -141,14 +165,16 @@ static struct ppf_file *ppf_files_lookup(const struct ppf_sb *s, u64 ino)
  *
  * Creates the entry if the file is new (or its inode number was reused for
  * another file), forgetting the least recently opened file if the table is
- * full; marks it most recently opened.  The caller holds ppf_model_mutex.
+ * full; marks it most recently opened.  The caller holds ppf_worker_mutex.
  *
  * Return: the entry, or NULL if out of memory.
  */
 struct ppf_file *ppf_files_get(const struct ppf_event *ev)
 {
-	struct ppf_file *f = ppf_files_lookup(ev->sb, ev->ino);
+	struct ppf_file *f;
 
+	lockdep_assert_held(&ppf_worker_mutex);
+	f = ppf_files_lookup(ev->sb, ev->ino);
 	if (f && f->gen != ev->gen) {
 		ppf_files_forget(f);
 		f = NULL;
@@ -174,30 +200,16 @@ struct ppf_file *ppf_files_get(const struct ppf_event *ev)
 	hlist_add_head_rcu(&f->key_node, ppf_key_bucket(f->sb, f->ino));
 	hlist_add_head(&f->id_node, ppf_id_bucket(f->id));
 	list_add_tail(&f->lru, &ppf_lru);
-	ppf_nfiles++;
+	WRITE_ONCE(ppf_nfiles, ppf_nfiles + 1);
 	ppf_files_trim(READ_ONCE(ppf_config.max_files));
 	return f;
-}
-
-/**
- * ppf_files_find() - the entry of a file, by file system and inode number
- * @s: the file system
- * @ino: the inode number
- *
- * The caller holds ppf_model_mutex.
- *
- * Return: the entry, or NULL.
- */
-struct ppf_file *ppf_files_find(const struct ppf_sb *s, u64 ino)
-{
-	return ppf_files_lookup(s, ino);
 }
 
 /**
  * ppf_files_find_id() - the entry a model id stands for
  * @id: the id
  *
- * The caller holds ppf_model_mutex.
+ * The caller holds ppf_worker_mutex.
  *
  * Return: the entry, or NULL if the file was forgotten.
  */
@@ -205,6 +217,7 @@ struct ppf_file *ppf_files_find_id(u32 id)
 {
 	struct ppf_file *f;
 
+	lockdep_assert_held(&ppf_worker_mutex);
 	hlist_for_each_entry(f, ppf_id_bucket(id), id_node)
 		if (f->id == id)
 			return f;

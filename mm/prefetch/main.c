@@ -5,9 +5,10 @@
  * Load order: configuration, file table, engine (model, queue, worker),
  * hooks (set up, but not hooked in until enabled=1), sysctl, statistics.
  * Unload runs it backwards, and the hooks go before the engine so that no
- * event can reach a worker that is gone, and before the configuration they
- * read (the list of watched file system types).
+ * event can reach a worker that is gone.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/module.h>
 #include "ppf.h"
 
@@ -27,7 +28,7 @@ static int __init ppf_init(void)
 		static_branch_enable(&ppf_measure_hooks);
 	err = ppf_files_init();
 	if (err)
-		goto out_config;
+		return err;
 	err = ppf_engine_init();
 	if (err)
 		goto out_files;
@@ -40,7 +41,7 @@ static int __init ppf_init(void)
 	err = ppf_stats_init();
 	if (err)
 		goto out_sysctl;
-	pr_info("predictive_prefetch: loaded (%s, disabled until vm.predictive_prefetch.enabled=1)\n",
+	pr_info("loaded (%s, disabled until vm.predictive_prefetch.enabled=1)\n",
 		ppf_model_kind_name(ppf_config.model.kind));
 	return 0;
 
@@ -52,8 +53,6 @@ out_engine:
 	ppf_engine_exit();
 out_files:
 	ppf_files_exit();
-out_config:
-	ppf_config_exit();
 	return err;
 }
 
@@ -64,7 +63,6 @@ static void __exit ppf_exit(void)
 	ppf_hooks_exit();
 	ppf_engine_exit();
 	ppf_files_exit();
-	ppf_config_exit();
 }
 
 module_init(ppf_init);

@@ -5,19 +5,29 @@
  * DOC: Predictive prefetching
  *
  * The hooks (fs/hooks/) see files being opened, executed and read on the
- * watched file systems and put small event records into a ring
- * (event_ring.c) without sleeping or taking any lock longer than a copy.
- * One worker (engine.c) drains the ring: it gives each file a model id
- * (file_table.c), feeds the model (models/, through its API only), and
- * turns each prediction into asynchronous readahead of the part of the
- * file that was read last time (readahead.c).  Everything is controlled
- * with sysctl (sysctl.c), counted in /proc/predictive_prefetch (stats.c)
- * and visible through tracepoints (ppf_trace.h).
+ * watched file systems, and count the folios that leave the page cache
+ * (the removal hook).  In the task's context, without sleeping, they hand
+ * each open and read to ppf_event_open() and ppf_event_read() (engine.c),
+ * which update the file's page ranges in the file table when it is there
+ * already (under RCU and the entry's spinlock, file_table.c) and put a
+ * small record into a ring (event_ring.c).  One worker (engine.c) drains
+ * the ring: it gives each file a model id (file_table.c), feeds the model
+ * (models/, through its API only), and turns each prediction into
+ * asynchronous readahead of the part of the file that was read last time
+ * (readahead.c), skipping files found all cached before while the removal
+ * count has not moved.  Everything is controlled with sysctl (sysctl.c;
+ * the list of watched types is the hooks' own, set through
+ * ppf_sb_set_types()), counted in /proc/predictive_prefetch (stats.c) and
+ * visible through tracepoints (ppf_trace.h).
  *
  * Locking, outermost first: ppf_config_mutex (sysctl writes, model
- * rebuilds) > ppf_model_mutex (the model; held by the worker per batch)
- * > ring and file-table spinlocks (never held across anything that can
- * sleep).  The hooks take only the ring lock and per-file locks.
+ * rebuilds) > the hooks' ppf_sb_types_mutex (setting the watched types) and
+ * ppf_worker_mutex (the model, the file table, readahead's records; held by
+ * the worker per batch) > the ring lock, the file-table entries' locks and
+ * the hooks' ppf_sbs_lock, spinlocks none of which nests in another or is
+ * held across anything that can sleep.  The hooks take the ring lock, the
+ * entries' locks, and ppf_sbs_lock when the read hook discovers a file
+ * system.
  */
 #ifndef PPF_PREFETCH_H
 #define PPF_PREFETCH_H
@@ -29,8 +39,9 @@
 #include <linux/percpu.h>
 #include <linux/jump_label.h>
 #include <linux/workqueue.h>
-#include "../../models/ppf_model.h"
-#include "../../fs/hooks/ppf_hooks.h"
+#include "models/ppf_model.h"
+#include "fs/hooks/ppf_hooks.h"
+#include "ppf_reasons.h"
 
 /* File handles up to this many 32-bit words are kept (ext4: 2-3, xfs: 3-4, btrfs: 5-8). */
 #define PPF_FH_WORDS		8
@@ -58,33 +69,11 @@ struct ppf_config {
 	unsigned int max_inflight_kb;
 	unsigned int memory_kb;
 	unsigned int max_files;
-	char filesystems[128];
+	char filesystems[PPF_SB_TYPES_MAX];
 };
 
 extern struct ppf_config ppf_config;
 extern struct mutex ppf_config_mutex;
-
-/* Why a predicted file was not read ahead. */
-enum ppf_skip_reason {
-	PPF_SKIP_UNKNOWN,	/* id no longer in the file table */
-	PPF_SKIP_RECENT,	/* prefetched a few events ago, not opened since */
-	PPF_SKIP_LOWMEM,	/* the system is short of free memory */
-	PPF_SKIP_INFLIGHT,	/* too much prefetched data still being read */
-	PPF_SKIP_UNMOUNTED,	/* its file system is going or gone */
-	PPF_SKIP_STALE,		/* the file no longer exists */
-	PPF_SKIP_PERM,		/* the task that caused it may not read it */
-	PPF_SKIP_CACHED,	/* everything to read is already cached */
-	PPF_SKIP_NR,
-};
-
-/* Why an event was not used. */
-enum ppf_drop_reason {
-	PPF_DROP_DISABLED,	/* enabled = 0 */
-	PPF_DROP_RING_FULL,	/* the worker is behind */
-	PPF_DROP_NO_HANDLE,	/* the file system could not encode a handle */
-	PPF_DROP_NO_MEMORY,	/* a file-table entry could not be allocated */
-	PPF_DROP_NR,
-};
 
 /**
  * struct ppf_stats - per-CPU counters, summed when read
@@ -175,6 +164,24 @@ void ppf_ring_done(unsigned int n);
 void ppf_event_release(struct ppf_event *ev);
 
 /**
+ * struct ppf_prefetch_state - readahead.c's record of one file
+ * @pending_seq: event number of a prefetch not yet followed by an open
+ * @cached_first: first page of the range last found all in the page cache
+ * @cached_span: pages of that range, before the end of file (0: none found)
+ * @cached_pages: of which within the file then
+ * @cached_removals: page-cache removal count when it was found cached
+ *
+ * Owned by readahead.c, under ppf_worker_mutex; zero in a new entry.
+ */
+struct ppf_prefetch_state {
+	u64 pending_seq;
+	pgoff_t cached_first;
+	u32 cached_span;
+	u32 cached_pages;
+	unsigned long cached_removals;
+};
+
+/**
  * struct ppf_file - what ppf remembers of one file
  * @key_node: in the (sb, ino) hash, RCU-protected for the read hook
  * @id_node: in the id hash (worker only)
@@ -193,11 +200,7 @@ void ppf_event_release(struct ppf_event *ev);
  * @cur_last: last page read since the latest open
  * @prev_first: first page read during the use before that
  * @prev_last: last page read during the use before that
- * @pending_seq: event number of a prefetch not yet followed by an open
- * @cached_first: first page of the range last found all in the page cache
- * @cached_span: pages of that range, before the end of file (0: none found)
- * @cached_pages: of which within the file then
- * @cached_removals: page-cache removal count when it was found cached
+ * @prefetch: what readahead.c knows of it
  */
 struct ppf_file {
 	struct hlist_node key_node;
@@ -215,11 +218,7 @@ struct ppf_file {
 	u32 fh[PPF_FH_WORDS];
 	pgoff_t cur_first, cur_last;
 	pgoff_t prev_first, prev_last;
-	u64 pending_seq;
-	pgoff_t cached_first;
-	u32 cached_span;
-	u32 cached_pages;
-	unsigned long cached_removals;
+	struct ppf_prefetch_state prefetch;
 };
 
 /* file_table.c */
@@ -227,7 +226,7 @@ int ppf_files_init(void);
 void ppf_files_exit(void);
 struct ppf_file *ppf_files_get(const struct ppf_event *ev);
 struct ppf_file *ppf_files_find_id(u32 id);
-struct ppf_file *ppf_files_find(const struct ppf_sb *s, u64 ino);
+struct ppf_file *ppf_files_lookup(const struct ppf_sb *s, u64 ino);
 void ppf_files_forget(struct ppf_file *f);
 void ppf_files_trim(unsigned int max_files);
 void ppf_files_clear(void);
@@ -240,7 +239,7 @@ void ppf_files_note_open(struct ppf_sb *s, struct inode *inode);
 bool ppf_file_last_use(struct ppf_file *f, pgoff_t *first, pgoff_t *last);
 
 /* engine.c */
-extern struct mutex ppf_model_mutex;
+extern struct mutex ppf_worker_mutex;
 int ppf_engine_init(void);
 void ppf_engine_exit(void);
 int ppf_engine_rebuild(const struct ppf_model_params *params);
@@ -249,14 +248,14 @@ void ppf_engine_model_stats(struct ppf_model_stats *st);
 
 /* readahead.c */
 void ppf_prefetch_forget_all(void);
-enum ppf_skip_reason ppf_prefetch(struct ppf_file *f, const struct cred *cred,
-				  u64 seq);
+void ppf_prefetch_forget_file(struct ppf_file *f);
+bool ppf_prefetch(struct ppf_file *f, const struct cred *cred, u64 seq,
+		  enum ppf_skip_reason *why);
 void ppf_prefetch_reap(u64 seq);
 void ppf_prefetch_opened(struct ppf_file *f);
 
 /* sysctl.c */
 int ppf_config_init(void);
-void ppf_config_exit(void);
 int ppf_sysctl_init(void);
 void ppf_sysctl_exit(void);
 u32 ppf_memory_to_nodes(const struct ppf_model_params *params,

@@ -13,12 +13,23 @@
 #define _PPF_TRACE_H
 
 #include <linux/tracepoint.h>
+#include "ppf_reasons.h"
 
-#define ppf_show_skip(r)						\
-	__print_symbolic(r,						\
-		{ 0, "unknown" }, { 1, "recent" }, { 2, "lowmem" },	\
-		{ 3, "inflight" }, { 4, "unmounted" }, { 5, "stale" },	\
-		{ 6, "perm" }, { 7, "cached" })
+/* The skip reasons' values, for user space to decode the raw field. */
+#undef EM
+#undef EME
+#define EM(a, ...)	PPF_LIST(TRACE_DEFINE_ENUM(a);)
+#define EME(a, ...)	PPF_LIST(TRACE_DEFINE_ENUM(a);)
+
+PPF_SKIP_REASONS
+
+/* And their names, for the text output. */
+#undef EM
+#undef EME
+#define EM(a, b)	{ a, b },
+#define EME(a, b)	{ a, b }
+
+#define ppf_show_skip(r)	__print_symbolic(r, PPF_SKIP_REASONS)
 
 TRACE_EVENT(ppf_event,
 	    TP_PROTO(dev_t dev, u64 ino, u32 id, bool exec),

@@ -4,26 +4,35 @@
  *
  * DOC: Prefetching a predicted file
  *
- * For each predicted file the worker, in order: skips it if it prefetched
- * it a few events ago and it has not been opened since (EPCM names the same
- * files event after event); skips it if it found the same range all cached
- * before and no folio has left any page cache since (see DOC: Removal
- * hook); skips if the system is short of memory; pins its file system (failing if
- * it is being unmounted); decodes the file handle (failing, and forgetting
- * the file, if it was deleted); checks that the task whose open led to the
- * prediction may read it; works out the pages to read, those read during
- * the file's latest use (or its first default_prefetch_kb), capped at
- * max_prefetch_kb and at the end of the file; skips if they are all cached
- * already; skips if too much prefetched data is still in flight; and
- * otherwise starts readahead with page_cache_ra_unbounded(), which skips
- * cached pages, allocates with readahead_gfp_mask() (no retries, no
- * warnings: it fails rather than push the system into reclaim), submits
- * the reads and returns without waiting for them.
+ * For each predicted file the worker, in order (ppf_prefetch(), then
+ * ppf_prefetch_file()):
+ *
+ * 1. skips it if it prefetched it a few events ago and it has not been
+ *    opened since (EPCM names the same files event after event);
+ * 2. skips it if it found the same range all cached before and no folio
+ *    has left any page cache since (see DOC: Removal hook);
+ * 3. skips it if the system is short of memory;
+ * 4. pins its file system, and skips it if that is being unmounted;
+ * 5. decodes the file handle, and skips it if the file was deleted;
+ * 6. skips it unless the task whose open led to the prediction may read it;
+ * 7. works out the pages to read: those read during the file's latest use
+ *    (or its first default_prefetch_kb), capped at max_prefetch_kb and at
+ *    the end of the file;
+ * 8. skips it if they are all cached already;
+ * 9. skips it if too much prefetched data is still in flight;
+ * 10. otherwise starts readahead with page_cache_ra_unbounded(), which
+ *     skips cached pages, allocates with readahead_gfp_mask() (no retries,
+ *     no warnings: it fails rather than push the system into reclaim),
+ *     submits the reads and returns without waiting for them.
+ *
+ * The engine counts and traces each skip, and forgets the file after 4
+ * and 5.  Each file's prefetch record (struct ppf_prefetch_state) is this
+ * file's alone, and so is the count of prefetches wasted.
  *
  * Decoding a handle may itself read the inode from disk; that wait is the
  * worker's, never the task's.
  *
- * Everything here runs in the worker under ppf_model_mutex.
+ * Everything here runs in the worker under ppf_worker_mutex.
  */
 #include <linux/exportfs.h>
 #include <linux/fs.h>
@@ -215,8 +224,8 @@ static void ppf_pending_retire(const struct ppf_issue *r)
 {
 	struct ppf_file *f = ppf_files_find_id(r->id);
 
-	if (f && f->pending_seq == r->seq) {
-		f->pending_seq = 0;
+	if (f && f->prefetch.pending_seq == r->seq) {
+		f->prefetch.pending_seq = 0;
 		ppf_stat_inc(prefetch_wasted);
 	}
 }
@@ -224,9 +233,12 @@ static void ppf_pending_retire(const struct ppf_issue *r)
 /**
  * ppf_prefetch_reap() - count prefetches that turned out wasted
  * @seq: the current event number
+ *
+ * The caller holds ppf_worker_mutex.
  */
 void ppf_prefetch_reap(u64 seq)
 {
+	lockdep_assert_held(&ppf_worker_mutex);
 	while (ppf_pending_head != ppf_pending_tail) {
 		struct ppf_issue *r = &ppf_pending[ppf_pending_head % PPF_PENDING_RECORDS];
 
@@ -243,20 +255,40 @@ static void ppf_pending_add(struct ppf_file *f, u64 seq)
 		ppf_pending_retire(&ppf_pending[ppf_pending_head++ % PPF_PENDING_RECORDS]);
 	ppf_pending[ppf_pending_tail++ % PPF_PENDING_RECORDS] =
 		(struct ppf_issue){ .id = f->id, .seq = seq };
-	f->pending_seq = seq;
+	f->prefetch.pending_seq = seq;
 }
 
 /**
  * ppf_prefetch_opened() - a file was opened: was it prefetched for this?
  * @f: the file
+ *
+ * The caller holds ppf_worker_mutex.
  */
 void ppf_prefetch_opened(struct ppf_file *f)
 {
-	if (f->pending_seq) {
-		ppf_inflight_demanded(f->id, f->pending_seq);
-		f->pending_seq = 0;
+	struct ppf_prefetch_state *st = &f->prefetch;
+
+	lockdep_assert_held(&ppf_worker_mutex);
+	if (st->pending_seq) {
+		ppf_inflight_demanded(f->id, st->pending_seq);
+		st->pending_seq = 0;
 		ppf_stat_inc(prefetch_useful);
 	}
+}
+
+/**
+ * ppf_prefetch_forget_file() - a file leaves the file table
+ * @f: the file
+ *
+ * A prefetch of it not followed by an open was wasted.  The in-flight and
+ * pending records that name it find no entry from now on.  The caller
+ * holds ppf_worker_mutex.
+ */
+void ppf_prefetch_forget_file(struct ppf_file *f)
+{
+	lockdep_assert_held(&ppf_worker_mutex);
+	if (f->prefetch.pending_seq)
+		ppf_stat_inc(prefetch_wasted);
 }
 
 /* The pages wanted: the latest use, or the start of the file; capped. */
@@ -290,37 +322,44 @@ static unsigned long ppf_prefetch_range(unsigned long wanted, pgoff_t first,
  */
 static bool ppf_known_cached(struct ppf_file *f)
 {
+	const struct ppf_prefetch_state *st = &f->prefetch;
 	pgoff_t first;
 	unsigned long wanted;
 
-	if (!f->cached_span)
+	if (!st->cached_span)
 		return false;
 	wanted = ppf_wanted_range(f, &first);
-	return wanted == f->cached_span && first == f->cached_first &&
-	       f->cached_removals == ppf_page_cache_removals();
+	return wanted == st->cached_span && first == st->cached_first &&
+	       st->cached_removals == ppf_page_cache_removals();
 }
 
-/* Read ahead the file; the caller has pinned its file system. */
-static enum ppf_skip_reason ppf_prefetch_file(struct super_block *sb,
-					      struct ppf_file *f,
-					      const struct cred *cred, u64 seq)
+/*
+ * Read ahead the file; the caller has pinned its file system.  Returns
+ * whether readahead was started, and if not, sets *@why.
+ */
+static bool ppf_prefetch_file(struct super_block *sb, struct ppf_file *f,
+			      const struct cred *cred, u64 seq,
+			      enum ppf_skip_reason *why)
 {
-	enum ppf_skip_reason skip = PPF_SKIP_NR;
+	struct ppf_prefetch_state *st = &f->prefetch;
 	const struct cred *old;
 	struct dentry *dentry;
 	struct inode *inode;
 	unsigned long wanted, nr, cached, inflight_max, removals;
 	pgoff_t first;
+	bool started = false;
 	bool reading;
 	int err;
 
 	dentry = ppf_decode(sb, f);
-	if (IS_ERR_OR_NULL(dentry))
-		return PPF_SKIP_STALE;
+	if (IS_ERR_OR_NULL(dentry)) {
+		*why = PPF_SKIP_STALE;
+		return false;
+	}
 	inode = d_inode(dentry);
 	if (!S_ISREG(inode->i_mode) || inode->i_ino != f->ino ||
 	    inode->i_generation != f->gen) {
-		skip = PPF_SKIP_STALE;
+		*why = PPF_SKIP_STALE;
 		goto out;
 	}
 	/* Act only on behalf of a task that may read the file itself. */
@@ -328,7 +367,7 @@ static enum ppf_skip_reason ppf_prefetch_file(struct super_block *sb,
 	err = inode_permission(&nop_mnt_idmap, inode, MAY_READ);
 	revert_creds(old);
 	if (err) {
-		skip = PPF_SKIP_PERM;
+		*why = PPF_SKIP_PERM;
 		goto out;
 	}
 	wanted = ppf_wanted_range(f, &first);
@@ -337,19 +376,19 @@ static enum ppf_skip_reason ppf_prefetch_file(struct super_block *sb,
 	cached = nr ? ppf_pages_cached(inode->i_mapping, first, nr, &reading) : 0;
 	ppf_stat_add(pages_cached, cached);
 	if (cached == nr) {
-		f->cached_first = first;
-		f->cached_span = wanted;
-		f->cached_pages = nr;
-		f->cached_removals = removals;
-		skip = PPF_SKIP_CACHED;
+		st->cached_first = first;
+		st->cached_span = wanted;
+		st->cached_pages = nr;
+		st->cached_removals = removals;
+		*why = PPF_SKIP_CACHED;
 		goto out;
 	}
-	f->cached_span = 0;
+	st->cached_span = 0;
 	inflight_max = READ_ONCE(ppf_config.max_inflight_kb) >> (PAGE_SHIFT - 10);
 	if (ppf_inflight_pages + nr - cached > inflight_max)
 		ppf_inflight_reap();
 	if (ppf_inflight_pages + nr - cached > inflight_max) {
-		skip = PPF_SKIP_INFLIGHT;
+		*why = PPF_SKIP_INFLIGHT;
 		goto out;
 	}
 	{
@@ -362,61 +401,68 @@ static enum ppf_skip_reason ppf_prefetch_file(struct super_block *sb,
 	trace_ppf_prefetch(ppf_sb_dev(f->sb), f->ino, f->id, first, nr, cached);
 	ppf_inflight_add(f->id, first, nr, nr - cached, seq);
 	ppf_pending_add(f, seq);
+	started = true;
 out:
 	dput(dentry);
-	return skip;
+	return started;
 }
 
 /**
  * ppf_prefetch() - act on one prediction
- * @f: the predicted file; may be forgotten (freed) if it no longer exists
+ * @f: the predicted file
  * @cred: credentials of the task whose open led to the prediction
  * @seq: the current event number
+ * @why: set to the reason when no readahead was started
  *
- * Return: PPF_SKIP_NR if readahead was started, else why not.
+ * Counts what it read and found cached, not what it skipped: the caller
+ * counts and traces the skip, and decides whether to forget @f (a stale
+ * file, or one whose file system is gone).  The caller holds
+ * ppf_worker_mutex.
+ *
+ * Return: true if readahead was started.
  */
-enum ppf_skip_reason ppf_prefetch(struct ppf_file *f, const struct cred *cred,
-				  u64 seq)
+bool ppf_prefetch(struct ppf_file *f, const struct cred *cred, u64 seq,
+		  enum ppf_skip_reason *why)
 {
-	enum ppf_skip_reason skip;
+	const struct ppf_prefetch_state *st = &f->prefetch;
 	struct super_block *sb;
-	u32 id = f->id;
+	bool started;
 
-	if (f->pending_seq && seq - f->pending_seq < PPF_RECENT_EVENTS) {
-		skip = PPF_SKIP_RECENT;
-	} else if (ppf_known_cached(f)) {
-		ppf_stat_add(pages_cached, f->cached_pages);
+	lockdep_assert_held(&ppf_worker_mutex);
+	if (st->pending_seq && seq - st->pending_seq < PPF_RECENT_EVENTS) {
+		*why = PPF_SKIP_RECENT;
+		return false;
+	}
+	if (ppf_known_cached(f)) {
+		ppf_stat_add(pages_cached, st->cached_pages);
 		ppf_stat_inc(cached_known);
-		skip = PPF_SKIP_CACHED;
-	} else if (ppf_low_memory(READ_ONCE(ppf_config.max_prefetch_kb) >>
-				  (PAGE_SHIFT - 10))) {
-		skip = PPF_SKIP_LOWMEM;
-	} else {
-		sb = ppf_sb_pin(f->sb);
-		if (!sb) {
-			skip = PPF_SKIP_UNMOUNTED;
-			ppf_files_forget(f);
-		} else {
-			skip = ppf_prefetch_file(sb, f, cred, seq);
-			if (skip == PPF_SKIP_STALE)
-				ppf_files_forget(f);
-			ppf_sb_unpin(sb);
-		}
+		*why = PPF_SKIP_CACHED;
+		return false;
 	}
-	if (skip != PPF_SKIP_NR) {
-		ppf_stat_inc(skipped[skip]);
-		trace_ppf_prefetch_skip(id, skip);
+	if (ppf_low_memory(READ_ONCE(ppf_config.max_prefetch_kb) >>
+			   (PAGE_SHIFT - 10))) {
+		*why = PPF_SKIP_LOWMEM;
+		return false;
 	}
-	return skip;
+	sb = ppf_sb_pin(f->sb);
+	if (!sb) {
+		*why = PPF_SKIP_UNMOUNTED;
+		return false;
+	}
+	started = ppf_prefetch_file(sb, f, cred, seq, why);
+	ppf_sb_unpin(sb);
+	return started;
 }
 
 /**
  * ppf_prefetch_forget_all() - drop the in-flight and pending records
  *
- * On reset: the file ids they name are about to be reused.
+ * On reset: the file ids they name are about to be reused.  The caller
+ * holds ppf_worker_mutex.
  */
 void ppf_prefetch_forget_all(void)
 {
+	lockdep_assert_held(&ppf_worker_mutex);
 	ppf_inflight_head = 0;
 	ppf_inflight_tail = 0;
 	ppf_inflight_pages = 0;

@@ -16,23 +16,20 @@
 
 DEFINE_PER_CPU(struct ppf_stats, ppf_stats);
 
-static const char * const ppf_skip_names[PPF_SKIP_NR] = {
-	[PPF_SKIP_UNKNOWN] = "unknown",
-	[PPF_SKIP_RECENT] = "recent",
-	[PPF_SKIP_LOWMEM] = "lowmem",
-	[PPF_SKIP_INFLIGHT] = "inflight",
-	[PPF_SKIP_UNMOUNTED] = "unmounted",
-	[PPF_SKIP_STALE] = "stale",
-	[PPF_SKIP_PERM] = "perm",
-	[PPF_SKIP_CACHED] = "cached",
+/* A reason and its name, in list order. */
+struct ppf_reason_name {
+	unsigned int reason;
+	const char *name;
 };
 
-static const char * const ppf_drop_names[PPF_DROP_NR] = {
-	[PPF_DROP_DISABLED] = "disabled",
-	[PPF_DROP_RING_FULL] = "ring_full",
-	[PPF_DROP_NO_HANDLE] = "no_handle",
-	[PPF_DROP_NO_MEMORY] = "no_memory",
-};
+#define EM(a, b)	{ a, b },
+#define EME(a, b)	{ a, b },
+
+static const struct ppf_reason_name ppf_skip_names[] = { PPF_SKIP_REASONS };
+static const struct ppf_reason_name ppf_drop_names[] = { PPF_DROP_REASONS };
+
+#undef EM
+#undef EME
 
 static void ppf_stats_sum(struct ppf_stats *sum)
 {
@@ -64,7 +61,7 @@ static int ppf_stats_show(struct seq_file *m, void *v)
 {
 	struct ppf_model_stats ms;
 	struct ppf_stats s;
-	int i;
+	size_t i;
 
 	ppf_stats_sum(&s);
 	ppf_engine_model_stats(&ms);
@@ -84,10 +81,12 @@ static int ppf_stats_show(struct seq_file *m, void *v)
 		seq_printf(m, "hook_open_ns %llu\n", s.hook_open_ns);
 		seq_printf(m, "hook_read_ns %llu\n", s.hook_read_ns);
 	}
-	for (i = 0; i < PPF_DROP_NR; i++)
-		seq_printf(m, "dropped_%s %llu\n", ppf_drop_names[i], s.dropped[i]);
-	for (i = 0; i < PPF_SKIP_NR; i++)
-		seq_printf(m, "skipped_%s %llu\n", ppf_skip_names[i], s.skipped[i]);
+	for (i = 0; i < ARRAY_SIZE(ppf_drop_names); i++)
+		seq_printf(m, "dropped_%s %llu\n", ppf_drop_names[i].name,
+			   s.dropped[ppf_drop_names[i].reason]);
+	for (i = 0; i < ARRAY_SIZE(ppf_skip_names); i++)
+		seq_printf(m, "skipped_%s %llu\n", ppf_skip_names[i].name,
+			   s.skipped[ppf_skip_names[i].reason]);
 	seq_printf(m, "skipped_cached_known %llu\n", s.cached_known);
 	seq_printf(m, "events_queued %u\n", ppf_ring_unfinished());
 	seq_printf(m, "files %u\n", ppf_files_count());

@@ -9,17 +9,9 @@
  * value stays.  Nothing is clamped.  A change of model or shape builds the
  * new model first and swaps it in, so a failure leaves the old one running.
  */
-#include <linux/ctype.h>
-#include <linux/rcupdate.h>
-#include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/sysctl.h>
 #include "ppf.h"
-
-#define PPF_MAX_KB_LIMIT	(1024 * 1024)		/* 1 GiB per file */
-#define PPF_INFLIGHT_KB_LIMIT	(4 * 1024 * 1024)	/* 4 GiB */
-#define PPF_MEMORY_KB_LIMIT	(1024 * 1024)		/* 1 GiB */
-#define PPF_MAX_FILES_LIMIT	(16 * 1024 * 1024)
 
 /* Serialises writers of ppf_config (all of them are here). */
 DEFINE_MUTEX(ppf_config_mutex);
@@ -34,13 +26,6 @@ struct ppf_config ppf_config = {
 	.filesystems = "",
 };
 
-/* The watched types, for the hooks: replaced whole under RCU. */
-struct ppf_fs_list {
-	struct rcu_head rcu;
-	char names[sizeof(ppf_config.filesystems)];
-};
-
-static struct ppf_fs_list __rcu *ppf_fs_list;
 static char ppf_model_name[16];
 static unsigned int ppf_reset_value;
 static struct ctl_table_header *ppf_sysctl_header;
@@ -165,9 +150,9 @@ static int ppf_apply_default_prefetch(const struct ctl_table *table,
 static int ppf_apply_max_files(const struct ctl_table *table, unsigned int val)
 {
 	WRITE_ONCE(ppf_config.max_files, val);
-	mutex_lock(&ppf_model_mutex);
+	mutex_lock(&ppf_worker_mutex);
 	ppf_files_trim(val);
-	mutex_unlock(&ppf_model_mutex);
+	mutex_unlock(&ppf_worker_mutex);
 	return 0;
 }
 
@@ -228,30 +213,12 @@ static int ppf_sysctl_model(const struct ctl_table *table, int write,
 	return err;
 }
 
-/* Empty, or type names of [a-z0-9_] separated by single commas. */
-static bool ppf_fs_list_valid(const char *s)
-{
-	bool name = false;
-
-	if (!*s)
-		return true;
-	for (; *s; s++) {
-		if (islower(*s) || isdigit(*s) || *s == '_')
-			name = true;
-		else if (*s == ',' && name)
-			name = false;
-		else
-			return false;
-	}
-	return name;
-}
-
 static int ppf_sysctl_filesystems(const struct ctl_table *table, int write,
 				  void *buffer, size_t *lenp, loff_t *ppos)
 {
 	char names[sizeof(ppf_config.filesystems)];
 	struct ctl_table tmp = *table;
-	struct ppf_fs_list *list, *old;
+	char *types;
 	int err;
 
 	if (write && *lenp >= sizeof(names))
@@ -261,81 +228,29 @@ static int ppf_sysctl_filesystems(const struct ctl_table *table, int write,
 	mutex_lock(&ppf_config_mutex);
 	strscpy(names, ppf_config.filesystems, sizeof(names));
 	err = proc_dostring(&tmp, write, buffer, lenp, ppos);
-	if (err || !write)
-		goto out;
-	if (!ppf_fs_list_valid(strim(names))) {
-		err = -EINVAL;
-		goto out;
+	if (!err && write) {
+		types = strim(names);
+		/* The hooks check and own the list; this is what was set. */
+		err = ppf_sb_set_types(types);
+		if (!err)
+			strscpy(ppf_config.filesystems, types,
+				sizeof(ppf_config.filesystems));
 	}
-	list = kzalloc(sizeof(*list), GFP_KERNEL);
-	if (!list) {
-		err = -ENOMEM;
-		goto out;
-	}
-	strscpy(list->names, strim(names), sizeof(list->names));
-	strscpy(ppf_config.filesystems, list->names, sizeof(ppf_config.filesystems));
-	old = rcu_replace_pointer(ppf_fs_list, list,
-				  lockdep_is_held(&ppf_config_mutex));
-	kfree_rcu(old, rcu);
-	ppf_sb_recheck();
-out:
 	mutex_unlock(&ppf_config_mutex);
 	return err;
 }
 
-/**
- * ppf_fs_type_allowed() - is this file system type to be watched?
- * @name: the type's name
- *
- * Callable from any context.
- *
- * Return: true if vm.predictive_prefetch.filesystems is empty or lists it.
+/*
+ * One numeric sysctl: its name, the field it sets, its least and greatest
+ * values and how it is applied (see struct ppf_tunable).
  */
-bool ppf_fs_type_allowed(const char *name)
-{
-	const struct ppf_fs_list *list;
-	size_t len = strlen(name);
-	const char *p;
-	bool ok;
-
-	rcu_read_lock();
-	list = rcu_dereference(ppf_fs_list);
-	ok = !list || !list->names[0];
-	for (p = list ? list->names : ""; !ok && *p; ) {
-		const char *end = strchrnul(p, ',');
-
-		ok = end - p == len && !strncmp(p, name, len);
-		p = *end ? end + 1 : end;
-	}
-	rcu_read_unlock();
-	return ok;
-}
-
-static const struct ppf_tunable ppf_t_enabled = { 0, 1, ppf_apply_enabled };
-static const struct ppf_tunable ppf_t_ps = {
-	PPF_MIN_PARTITION_SIZE, PPF_MAX_PARTITION_SIZE, ppf_apply_shape };
-static const struct ppf_tunable ppf_t_order = {
-	1, PPF_MAX_PARTITION_SIZE - 1, ppf_apply_shape };
-static const struct ppf_tunable ppf_t_threshold = {
-	1, PPF_MAX_THRESHOLD_PCT, ppf_apply_shape };
-static const struct ppf_tunable ppf_t_max_prefetch = {
-	4, PPF_MAX_KB_LIMIT, ppf_apply_max_prefetch };
-static const struct ppf_tunable ppf_t_default_prefetch = {
-	4, PPF_MAX_KB_LIMIT, ppf_apply_default_prefetch };
-static const struct ppf_tunable ppf_t_inflight = { 4, PPF_INFLIGHT_KB_LIMIT, NULL };
-static const struct ppf_tunable ppf_t_memory = {
-	1, PPF_MEMORY_KB_LIMIT, ppf_apply_memory };
-static const struct ppf_tunable ppf_t_max_files = {
-	64, PPF_MAX_FILES_LIMIT, ppf_apply_max_files };
-static const struct ppf_tunable ppf_t_reset = { 1, 1, ppf_apply_reset };
-
-#define PPF_UINT(_name, _field, _tunable) {				\
+#define PPF_UINT(_name, _field, _min, _max, _apply) {			\
 	.procname = _name, .data = _field, .maxlen = sizeof(unsigned int), \
 	.mode = 0644, .proc_handler = ppf_sysctl_uint,			\
-	.extra1 = (void *)&(_tunable) }
+	.extra1 = (void *)&(const struct ppf_tunable){ _min, _max, _apply } }
 
 static struct ctl_table ppf_sysctl_table[] = {
-	PPF_UINT("enabled", &ppf_config.enabled, ppf_t_enabled),
+	PPF_UINT("enabled", &ppf_config.enabled, 0, 1, ppf_apply_enabled),
 	{
 		.procname = "model",
 		.data = ppf_model_name,
@@ -343,15 +258,25 @@ static struct ctl_table ppf_sysctl_table[] = {
 		.mode = 0644,
 		.proc_handler = ppf_sysctl_model,
 	},
-	PPF_UINT("partition_size", &ppf_config.model.partition_size, ppf_t_ps),
-	PPF_UINT("model_order", &ppf_config.model.model_order, ppf_t_order),
-	PPF_UINT("threshold", &ppf_config.model.threshold_pct, ppf_t_threshold),
-	PPF_UINT("max_prefetch_kb", &ppf_config.max_prefetch_kb, ppf_t_max_prefetch),
+	PPF_UINT("partition_size", &ppf_config.model.partition_size,
+		 PPF_MIN_PARTITION_SIZE, PPF_MAX_PARTITION_SIZE, ppf_apply_shape),
+	PPF_UINT("model_order", &ppf_config.model.model_order,
+		 1, PPF_MAX_PARTITION_SIZE - 1, ppf_apply_shape),
+	PPF_UINT("threshold", &ppf_config.model.threshold_pct,
+		 1, PPF_MAX_THRESHOLD_PCT, ppf_apply_shape),
+	/* At most 1 GiB per file. */
+	PPF_UINT("max_prefetch_kb", &ppf_config.max_prefetch_kb,
+		 4, 1024 * 1024, ppf_apply_max_prefetch),
 	PPF_UINT("default_prefetch_kb", &ppf_config.default_prefetch_kb,
-		 ppf_t_default_prefetch),
-	PPF_UINT("max_inflight_kb", &ppf_config.max_inflight_kb, ppf_t_inflight),
-	PPF_UINT("memory_kb", &ppf_config.memory_kb, ppf_t_memory),
-	PPF_UINT("max_files", &ppf_config.max_files, ppf_t_max_files),
+		 4, 1024 * 1024, ppf_apply_default_prefetch),
+	/* At most 4 GiB. */
+	PPF_UINT("max_inflight_kb", &ppf_config.max_inflight_kb,
+		 4, 4 * 1024 * 1024, NULL),
+	/* At most 1 GiB. */
+	PPF_UINT("memory_kb", &ppf_config.memory_kb,
+		 1, 1024 * 1024, ppf_apply_memory),
+	PPF_UINT("max_files", &ppf_config.max_files,
+		 64, 16 * 1024 * 1024, ppf_apply_max_files),
 	{
 		.procname = "filesystems",
 		.data = ppf_config.filesystems,
@@ -359,7 +284,7 @@ static struct ctl_table ppf_sysctl_table[] = {
 		.mode = 0644,
 		.proc_handler = ppf_sysctl_filesystems,
 	},
-	PPF_UINT("reset", &ppf_reset_value, ppf_t_reset),
+	PPF_UINT("reset", &ppf_reset_value, 1, 1, ppf_apply_reset),
 };
 
 /**
@@ -385,15 +310,4 @@ int ppf_sysctl_init(void)
 void ppf_sysctl_exit(void)
 {
 	unregister_sysctl_table(ppf_sysctl_header);
-}
-
-/**
- * ppf_config_exit() - free what the configuration allocated
- *
- * Last at unload: the read hook looks at the watched types
- * (ppf_fs_type_allowed()) until the hooks are gone.
- */
-void ppf_config_exit(void)
-{
-	kfree(rcu_replace_pointer(ppf_fs_list, NULL, true));
 }
