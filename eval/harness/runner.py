@@ -251,8 +251,7 @@ class Runner:
         meta = {"config": dataclasses.asdict(c), "tag": tag, "host_s": round(host_s, 1),
                 "build": self.b.identity(), "spin_rate": spin_rate(exp),
                 "run_py_status": res.exit_code, "results": ok,
-                "vm": json.loads((out / "vm.json").read_text()) if (out / "vm.json").exists()
-                else None}
+                "vm": dataclasses.asdict(res)}
         (out / "meta.json").write_text(json.dumps(meta, indent=1))
         runs = sorted(p.stem for p in out.glob("*.json")
                       if p.stem.startswith(("cold-", "hot-")))
