@@ -132,6 +132,13 @@ static void plan_order(struct replay_state *r)
 			need = i;
 		prevneed = need;
 		e->need = need;
+		if (p < i) {
+			for (uint64_t j = need; j < i; j++)
+				if (r->ev[j].thread != e->thread) {
+					r->overlap_kept++;
+					break;
+				}
+		}
 	}
 }
 

@@ -209,9 +209,10 @@ void replay_report(struct replay_state *r, FILE *o)
 	op = lat_stats(r, PPF_OP_OPEN, -1);
 	fprintf(o, "ppf-replay %s (%s) on %s\n", r->trace_path,
 		r->trace->name ? r->trace->name : "?", r->dir);
-	fprintf(o, "  events %zu, pids/threads %zu, overlapping calls in trace %llu, "
-		   "think=%s exec=%s mmap=%s%s\n",
+	fprintf(o, "  events %zu, pids/threads %zu, overlapping calls in trace %llu "
+		   "(%llu can overlap in the replay), think=%s exec=%s mmap=%s%s\n",
 		r->nev, r->nthreads, (unsigned long long)r->overlapping,
+		(unsigned long long)r->overlap_kept,
 		replay_think_names[r->think_mode], replay_exec_names[r->exec_mode],
 		replay_mmap_names[r->mmap_mode], r->cold ? " cold" : "");
 	fprintf(o, "  spin calibration: %llu iterations in %.3f ms (median of 5, %.3f-%.3f) "
@@ -301,8 +302,10 @@ int replay_report_json(struct replay_state *r, const char *path)
 	json_str(f, r->trace_path);
 	fprintf(f, ", \"name\": ");
 	json_str(f, r->trace->name);
-	fprintf(f, ", \"events\": %zu, \"pids\": %zu, \"files\": %zu, \"overlapping_calls\": %llu, ",
-		r->nev, r->nthreads, r->nfiles, (unsigned long long)r->overlapping);
+	fprintf(f, ", \"events\": %zu, \"pids\": %zu, \"files\": %zu, \"overlapping_calls\": %llu, "
+		"\"overlapping_calls_kept\": %llu, ",
+		r->nev, r->nthreads, r->nfiles, (unsigned long long)r->overlapping,
+		(unsigned long long)r->overlap_kept);
 	json_u64(f, "corrected_elapsed_ns", r->trace->corrected_elapsed_ns, 1);
 	json_u64(f, "untraced_elapsed_ns", r->trace->untraced_elapsed_ns, 1);
 	json_u64(f, "compute_ns", r->trace->compute_ns, 1);

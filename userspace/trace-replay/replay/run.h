@@ -106,7 +106,7 @@ struct replay_state {
 	uint8_t *slot_closed;
 	uint32_t *slot_file;
 	int64_t *slot_opener;
-	uint64_t inherited, implicit_opens, overlapping;
+	uint64_t inherited, implicit_opens, overlapping, overlap_kept;
 	uint64_t think_recorded;
 	/* options: enum replay_think, replay_exec, replay_mmap and flags */
 	int think_mode, exec_mode, mmap_mode, classify, cold, mlocked, have_cachestat;
