@@ -7,8 +7,8 @@ import gzip
 import os
 from typing import Dict, Iterable, List, NamedTuple, NoReturn, Sequence, Tuple, TypedDict, Union
 
-VERSION = 2           # what the writer writes
-READ_VERSIONS = (1, 2)  # what the reader accepts
+VERSION = 3           # what the writer writes
+READ_VERSIONS = (1, 2, 3)  # what the reader accepts
 OPS = {  # op -> names of the arguments after "START DUR PID OP FILE"
     "open": ("flags", "result"),
     "exec": ("result",),
@@ -22,9 +22,14 @@ OPS = {  # op -> names of the arguments after "START DUR PID OP FILE"
     "rename": ("newfile", "flags", "result"),
     "mkdir": ("result",),
     "rmdir": ("result",),
+    # version 3: only successful dups; result is the new fd
+    "dup": ("fd", "flags", "result"),
 }
 V1_OPS = ("open", "exec", "read", "write", "mmap", "close", "stat")
-ORIGINS = {1: ("pre", "new"), 2: ("pre", "new", "dir", "newdir")}
+V2_OPS = V1_OPS + ("unlink", "rename", "mkdir", "rmdir")
+OPS_BY_VERSION = {1: V1_OPS, 2: V2_OPS, 3: tuple(OPS)}
+ORIGINS = {1: ("pre", "new"), 2: ("pre", "new", "dir", "newdir"),
+           3: ("pre", "new", "dir", "newdir")}
 HEX_ARGS = {"flags", "prot"}
 META_NUMS = ("elapsed_ns", "corrected_elapsed_ns", "untraced_elapsed_ns",
              "compute_ns", "traced_syscalls", "strace_overhead_ns",
@@ -305,7 +310,7 @@ class _Reader:
         except ValueError:
             self.fail("bad pid")
         op = f[3]
-        if op not in OPS or (self.ver < 2 and op not in V1_OPS):
+        if op not in OPS_BY_VERSION[self.ver]:
             self.fail("unknown op '%s'" % op[:32])
         try:
             fid = _uint(f[4], 2**32 - 1)
@@ -333,7 +338,7 @@ class _Reader:
                     v = _uint(s, 2**32 - 1)
                 elif nm == "result":
                     hi = 2**63 - 1 if op in ("read", "write") else 2**31 - 1 if op == "open" else 0
-                    v = _int(s, -4095, hi)
+                    v = _int(s, 0, 2**31 - 1) if op == "dup" else _int(s, -4095, hi)
                 else:
                     v = _int(s, *ARG_RANGES[nm])
             except ValueError:
@@ -391,7 +396,7 @@ def stats(t: Trace) -> Dict[str, int]:
     """Same counts, names and order as ppf-trace-check (trace_stats.c)."""
     s = dict.fromkeys(("opens", "failed_opens", "execs", "reads", "bytes_read",
                        "writes", "bytes_written", "mmaps", "mapped_bytes",
-                       "closes", "stats", "unlinks", "renames", "mkdirs", "rmdirs"), 0)
+                       "closes", "stats", "unlinks", "renames", "mkdirs", "rmdirs", "dups"), 0)
     for _, _, _, op, _, a in t["events"]:
         if op == "open":
             s["opens"] += 1
@@ -407,7 +412,7 @@ def stats(t: Trace) -> Dict[str, int]:
             s["mapped_bytes"] += a[2]
         elif op == "close":
             s["closes"] += 1
-        elif op in ("stat", "unlink", "rename", "mkdir", "rmdir"):
+        elif op in ("stat", "unlink", "rename", "mkdir", "rmdir", "dup"):
             s[op + "s"] += 1
     return s
 

@@ -250,9 +250,10 @@ void replay_report(struct replay_state *r, FILE *o)
 		(unsigned long long)t.unexpected, (unsigned long long)t.expected,
 		(unsigned long long)t.unexp_ok, (unsigned long long)t.nofd,
 		(unsigned long long)t.skipped);
-	fprintf(o, "  fds: %zu open file descriptions, %llu inherited uses, %llu opened on demand; "
-		   "classification: %s\n",
-		r->nslots, (unsigned long long)r->inherited, (unsigned long long)r->implicit_opens,
+	fprintf(o, "  fds: %zu open file descriptions, %llu dups, %llu inherited uses, "
+		   "%llu opened on demand; classification: %s\n",
+		r->nslots - (size_t)r->dups, (unsigned long long)r->dups,
+		(unsigned long long)r->inherited, (unsigned long long)r->implicit_opens,
 		!r->classify ? "off" : r->have_cachestat ? "cachestat+mincore" : "mincore");
 	report_unexpected(r, o);
 }
@@ -385,9 +386,10 @@ int replay_report_json(struct replay_state *r, const char *path)
 		fprintf(f, ", \"errno\": %d, \"recorded_result\": %lld}", e->err, (long long)e->res);
 		shown++;
 	}
-	fprintf(f, "]},\n  \"fds\": {\"descriptions\": %zu, \"inherited_uses\": %llu, "
-		   "\"opened_on_demand\": %llu}\n}\n",
-		r->nslots, (unsigned long long)r->inherited, (unsigned long long)r->implicit_opens);
+	fprintf(f, "]},\n  \"fds\": {\"descriptions\": %zu, \"dups\": %llu, "
+		   "\"inherited_uses\": %llu, \"opened_on_demand\": %llu}\n}\n",
+		r->nslots - (size_t)r->dups, (unsigned long long)r->dups,
+		(unsigned long long)r->inherited, (unsigned long long)r->implicit_opens);
 	return fclose(f) ? -1 : 0;
 }
 
