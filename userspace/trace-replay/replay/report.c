@@ -304,9 +304,9 @@ int replay_report_json(struct replay_state *r, const char *path)
 	fprintf(f, ", \"name\": ");
 	json_str(f, r->trace->name);
 	fprintf(f, ", \"events\": %zu, \"pids\": %zu, \"files\": %zu, \"overlapping_calls\": %llu, "
-		"\"overlapping_calls_kept\": %llu, ",
+		"\"overlapping_calls_kept\": %llu, \"dependencies\": %llu, ",
 		r->nev, r->nthreads, r->nfiles, (unsigned long long)r->overlapping,
-		(unsigned long long)r->overlap_kept);
+		(unsigned long long)r->overlap_kept, (unsigned long long)r->deps);
 	json_u64(f, "corrected_elapsed_ns", r->trace->corrected_elapsed_ns, 1);
 	json_u64(f, "untraced_elapsed_ns", r->trace->untraced_elapsed_ns, 1);
 	json_u64(f, "compute_ns", r->trace->compute_ns, 1);
