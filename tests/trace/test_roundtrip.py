@@ -105,7 +105,7 @@ def test_namespace_ops(workdir, check_bin):
                          "mv d/b d/e/ && cat d/e/b >/dev/null && ls d >/dev/null && "
                          "cat d 2>/dev/null; rm -rf d && mkdir x && rmdir x"],
                out="ns.trace")
-    assert t["version"] == 2
+    assert t["version"] == fmt.VERSION == 3
     files = t["files"]
     byname = {f[2]: (i, f) for i, f in enumerate(files)}
     for d in (b"d", b"d/e", b"x"):
@@ -210,3 +210,25 @@ def test_unknown_size_counted(workdir, tmp_path_factory, check_bin):
     assert b"old.bin" in t["meta"]["dropped_events_reason"]
     assert not [f for f in t["files"] if f[2].endswith(b"/old.bin")]
     assert same_counts(check_bin, workdir / "d.trace")["dropped_events"] == "1"
+
+
+def test_dup_events(workdir, check_bin):
+    """dup, dup2, dup3 and fcntl F_DUPFD[_CLOEXEC] of a traced file are dup
+    events (version 3): fd, O_CLOEXEC or 0, the new fd; reads through the
+    copies keep the shared offset."""
+    shutil.copy(os.path.join(HERE, "prog_dup.py"), workdir / "prog.py")
+    t = record(workdir, [PY, "prog.py"], out="dup.trace")
+    did = [i for i, f in enumerate(t["files"]) if f[2] == b"data.bin"][0]
+    evs = [e for e in t["events"] if e.fid == did]
+    opened = [e.args[1] for e in evs if e.op == "open"]
+    assert len(opened) == 1
+    fd = opened[0]
+    a = fd + 1  # the lowest free number after fd
+    assert [e.args for e in evs if e.op == "dup"] == [
+        (fd, os.O_CLOEXEC, a), (a, 0, 10), (a, os.O_CLOEXEC, 20), (a, 0, 30),
+        (a, os.O_CLOEXEC, 31)]
+    assert [(e.args[0], e.args[1], e.args[3]) for e in evs if e.op == "read"] == [
+        (a, 0, 100), (10, 100, 50), (30, 150, 10)]
+    assert sorted(e.args[0] for e in evs if e.op == "close") == sorted([fd, a, 10, 20, 30, 31])
+    n = same_counts(check_bin, workdir / "dup.trace")
+    assert n["dups"] == "5"
