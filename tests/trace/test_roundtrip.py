@@ -232,3 +232,16 @@ def test_dup_events(workdir, check_bin):
     assert sorted(e.args[0] for e in evs if e.op == "close") == sorted([fd, a, 10, 20, 30, 31])
     n = same_counts(check_bin, workdir / "dup.trace")
     assert n["dups"] == "5"
+
+
+def test_writer_names_oldest_version(tmp_path, check_bin):
+    """The writer's header is the oldest version that holds the trace (at
+    least 2): a trace without dup events reads as the version 2 it was before."""
+    files = [(100, "pre", b"a"), (0, "newdir", b"d")]
+    ev = [(0, 10, 3, "open", 0, (0, 5)), (20, 10, 3, "mkdir", 1, (0,))]
+    for extra, want in (([], 2), ([(30, 10, 3, "dup", 0, (5, 0, 6))], 3)):
+        p = tmp_path / ("w%d.trace" % want)
+        fmt.write_trace(p, [("name", "w")], files, ev + extra)
+        assert p.read_text().startswith("ppf-trace %d\n" % want)
+        assert fmt.load_trace(str(p))["version"] == want
+        same_counts(check_bin, p)

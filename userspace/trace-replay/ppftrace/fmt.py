@@ -7,7 +7,7 @@ import gzip
 import os
 from typing import Dict, Iterable, List, NamedTuple, NoReturn, Sequence, Tuple, TypedDict, Union
 
-VERSION = 3           # what the writer writes
+VERSION = 3           # the newest version: what the writer writes when a trace needs it
 READ_VERSIONS = (1, 2, 3)  # what the reader accepts
 OPS = {  # op -> names of the arguments after "START DUR PID OP FILE"
     "open": ("flags", "result"),
@@ -130,20 +130,38 @@ def unescape(s: str) -> bytes:
     return bytes(out)
 
 
+def oldest_version(origins: Iterable[str], ops: Iterable[str]) -> int:
+    """The oldest format version whose vocabulary holds these origins and ops."""
+    need = 1
+    for o in origins:
+        need = max(need, min(v for v in READ_VERSIONS if o in ORIGINS[v]))
+    for op in ops:
+        need = max(need, min(v for v in READ_VERSIONS if op in OPS_BY_VERSION[v]))
+    return need
+
+
 def write_trace(path: StrPath, meta: Iterable[Tuple[str, object]],
                 files: Iterable[Tuple[int, str, bytes]],
                 events: Iterable[Tuple[int, int, int, str, int, Sequence[int]]]) -> None:
     """meta: list of (key, value); files: list of (size, origin, pathbytes)
     with origin one of pre/new/dir/newdir; events: list of
-    (start, dur, pid, op, fid, args) sorted by start."""
-    lines = ["ppf-trace %d" % VERSION]
+    (start, dur, pid, op, fid, args) sorted by start.
+
+    The header names the oldest version that holds the trace, at least 2: a
+    recording with dup events is version 3, one without is the version 2 it
+    would have been before (same bytes, so traces derived from version 2
+    ones, e.g. eval/harness/synth.py's, do not change; older parsers read
+    them)."""
+    files, events = list(files), list(events)
+    version = max(2, oldest_version((f[1] for f in files), (e[3] for e in events)))
+    lines = ["ppf-trace %d" % version]
     for k, v in meta:
         if v is None:
             continue
         raw = v if isinstance(v, bytes) else str(v).encode()
         lines.append("meta %s %s" % (k, escape(raw)))
     for i, (size, origin, p) in enumerate(files):
-        assert origin in ORIGINS[VERSION]
+        assert origin in ORIGINS[version]
         lines.append("file %d %d %s %s" % (i, size, origin, escape(p)))
     for start, dur, pid, op, fid, args in events:
         parts = [str(start), str(dur), str(pid), op, str(fid)]

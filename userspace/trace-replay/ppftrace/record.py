@@ -91,14 +91,13 @@ def correct_times(calls: Iterable[Call], cal: Overhead) -> Dict[int, Tuple[int, 
     new_end: List[int] = []
     own: Dict[int, Tuple[int, int]] = {}  # pid -> (raw end, corrected end) of its previous call
     need = 0
-    pre_raw = pre_new = None  # latest raw / corrected end among calls [0, need)
+    pre: Optional[Tuple[int, int]] = None  # latest (raw, corrected) ends among calls [0, need)
     for i, c in enumerate(cs):
         while need < i and raw_end[need] <= c.ts:
-            pre_raw = raw_end[need] if pre_raw is None else max(pre_raw, raw_end[need])
-            pre_new = new_end[need] if pre_new is None else max(pre_new, new_end[need])
+            r, n = raw_end[need], new_end[need]
+            pre = (r, n) if pre is None else (max(pre[0], r), max(pre[1], n))
             need += 1
-        refs = [r for r in (own.get(c.pid), (pre_raw, pre_new) if pre_raw is not None else None)
-                if r is not None]
+        refs = [x for x in (own.get(c.pid), pre) if x is not None]
         if not refs:
             start = 0 if i == 0 else out[cs[0].seq][0] + max(c.ts - cs[0].ts, 0)
         else:
