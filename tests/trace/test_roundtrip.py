@@ -245,3 +245,29 @@ def test_writer_names_oldest_version(tmp_path, check_bin):
         assert p.read_text().startswith("ppf-trace %d\n" % want)
         assert fmt.load_trace(str(p))["version"] == want
         same_counts(check_bin, p)
+
+
+def test_reset_before_each_run(workdir):
+    """--reset CMD runs (untraced) before the untraced and before the traced
+    run: a command that does not clean up after itself starts from the
+    snapshot's tree both times, and the reset is not in the trace."""
+    res = subprocess.run([PPF_TRACE, "record", "-o", str(workdir / "r.trace"), "--root",
+                          str(workdir), "--untraced-run", "--no-calibrate",
+                          "--reset", "rm -rf o; echo reset >> resets.log", "--", "sh", "-c",
+                          "test -e o/out.txt && cat o/out.txt; mkdir o; echo x > o/out.txt"],
+                         cwd=workdir, capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    assert "did not start from" not in res.stderr and "removed by the traced run" not in res.stderr
+    assert (workdir / "resets.log").read_text() == "reset\nreset\n"
+    t = fmt.load_trace(str(workdir / "r.trace"))
+    names = {f.path for f in t["files"]}
+    assert b"resets.log" not in names and not any(p.endswith(b"/rm") for p in names)
+    out = [i for i, f in enumerate(t["files"]) if f.path == b"o/out.txt"][0]
+    assert t["files"][out][:2] == (0, True)
+    assert [e.args[-1] for e in t["events"] if e.fid == out and e.op == "stat"] == [-2]
+    # a failing reset stops the recording and says which
+    res = subprocess.run([PPF_TRACE, "record", "-o", str(workdir / "f.trace"), "--root",
+                          str(workdir), "--no-calibrate", "--reset", "exit 3", "--", "true"],
+                         cwd=workdir, capture_output=True, text=True)
+    assert res.returncode == 1 and not (workdir / "f.trace").exists()
+    assert "--reset command failed (exit 3) before the traced run: exit 3" in res.stderr
