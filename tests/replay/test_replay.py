@@ -407,8 +407,10 @@ def test_fd_of_another_process_not_attached(tmp_path, version):
 def test_open_waits_for_its_creator_only(tmp_path):
     """Pid 41's long read overlaps pids 42 and 43. 42's open, read and close may
     overlap it (an open no longer waits for every earlier event); 43's open of
-    the file 42 created waits for that creation (its dep), nothing else."""
-    files = [(1 << 20, "pre", "big"), (8192, "pre", "in"), (0, "new", "made")]
+    the file 42 created waits for that creation (its dep), and its creation of
+    a file in the directory 42 made waits for that mkdir, nothing else."""
+    files = [(1 << 20, "pre", "big"), (8192, "pre", "in"), (0, "new", "made"),
+             (0, "newdir", "gen"), (0, "new", "gen/x")]
     ev = ["0 20000000 41 read 0 0 0 1048576 1048576",
           "1000 1000 42 open 2 0x241 3",
           "3000 1000 42 write 2 3 0 100 100",
@@ -418,7 +420,10 @@ def test_open_waits_for_its_creator_only(tmp_path):
           "11000 1000 43 close 2 3 0",
           "12000 1000 42 open 1 0x0 4",
           "14000 1000 42 read 1 4 0 8192 8192",
-          "16000 1000 42 close 1 4 0"]
+          "16000 1000 42 close 1 4 0",
+          "17000 1000 42 mkdir 3 0",
+          "19000 1000 43 open 4 0x241 3",
+          "21000 1000 43 close 4 3 0"]
     t = write_trace(tmp_path / "c.trace", files, ev)
     replay("build-tree", t, tmp_path / "tree")
     # (pid 41's fd 0 never opened in the trace: opened on demand)
@@ -426,8 +431,8 @@ def test_open_waits_for_its_creator_only(tmp_path):
     e = d["errors"]
     assert (e["unexpected"], e["no_fd"], e["unexpected_successes"]) == (0, 0, 0), e
     tr = d["trace"]
-    assert tr["overlapping_calls"] == 9 and tr["overlapping_calls_kept"] == 9
-    assert tr["dependencies"] == 1       # 43's open on 42's creating open
+    assert tr["overlapping_calls"] == 12 and tr["overlapping_calls_kept"] == 12
+    assert tr["dependencies"] == 2       # 43's opens on 42's creating open and mkdir
     assert d["ops"]["read"]["count"] == 3 and d["bytes"]["read"] == 1048576 + 100 + 8192
 
 

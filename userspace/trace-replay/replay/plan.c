@@ -106,43 +106,33 @@ static int plan_threads(struct replay_state *r, uint32_t *pids)
 	return 0;
 }
 
-/* what plan_dir_cmp() looks for: a path among the trace's directories */
-struct plan_key {
-	const struct ppf_trace *t;
+/* a directory of the file table, sorted by path for plan_parents()'s bsearch */
+struct plan_dir {
 	const char *path;
+	uint32_t id;
 };
 
-static int plan_dir_cmp(const void *key, const void *elem)
+static int plan_dir_cmp(const void *a, const void *b)
 {
-	const struct plan_key *k = key;
-
-	return strcmp(k->path, k->t->files[*(const uint32_t *)elem].path);
+	return strcmp(((const struct plan_dir *)a)->path, ((const struct plan_dir *)b)->path);
 }
 
 /* The file-table id of each file's parent directory, PLAN_NONE when not in the table. */
 static int plan_parents(const struct ppf_trace *t, uint32_t *parent)
 {
-	uint32_t *dirs = malloc((t->nfiles + 1) * sizeof(*dirs));
+	struct plan_dir *dirs = malloc((t->nfiles + 1) * sizeof(*dirs));
 	size_t nd = 0;
 
 	if (!dirs)
 		return -1;
 	for (size_t i = 0; i < t->nfiles; i++)
 		if (t->files[i].is_dir)
-			dirs[nd++] = (uint32_t)i;
-	for (size_t a = 1; a < nd; a++)	/* insertion sort by path: few directories */
-		for (size_t b = a; b > 0 && strcmp(t->files[dirs[b - 1]].path,
-						   t->files[dirs[b]].path) > 0; b--) {
-			uint32_t x = dirs[b];
-
-			dirs[b] = dirs[b - 1];
-			dirs[b - 1] = x;
-		}
+			dirs[nd++] = (struct plan_dir){ t->files[i].path, (uint32_t)i };
+	qsort(dirs, nd, sizeof(*dirs), plan_dir_cmp);
 	for (size_t i = 0; i < t->nfiles; i++) {
 		const char *p = t->files[i].path, *slash = strrchr(p, '/');
 		char buf[4096];
-		struct plan_key k = { t, buf };
-		uint32_t *hit;
+		struct plan_dir key = { buf, 0 }, *hit;
 
 		parent[i] = PLAN_NONE;
 		if (!strcmp(p, ".") || !strcmp(p, "/"))
@@ -153,9 +143,9 @@ static int plan_parents(const struct ppf_trace *t, uint32_t *parent)
 			snprintf(buf, sizeof(buf), "/");
 		else
 			snprintf(buf, sizeof(buf), "%.*s", (int)(slash - p), p);
-		hit = nd ? bsearch(&k, dirs, nd, sizeof(*dirs), plan_dir_cmp) : NULL;
+		hit = nd ? bsearch(&key, dirs, nd, sizeof(*dirs), plan_dir_cmp) : NULL;
 		if (hit)
-			parent[i] = *hit;
+			parent[i] = hit->id;
 	}
 	free(dirs);
 	return 0;
