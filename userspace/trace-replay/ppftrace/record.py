@@ -78,12 +78,14 @@ def correct_times(calls: Iterable[Call], cal: Overhead) -> Dict[int, Tuple[int, 
     think.py) define it: its own process's previous call and the prefix of
     calls that had all ended when it started (need: the first earlier call
     still running). The gap since the later of those two ends loses
-    cal['gap'] and the duration cal['dur'], both clamped at 0. For a serial
-    trace that is the global walk (every gap and every duration corrected
-    once); for a parallel one, a gap is corrected once for the process that
-    made it, not once per call of another process that happened to fall in
-    it. Calls are in global start order; returns {seq: (start, dur)}
-    relative to the first call.
+    cal['gap'] and the duration cal['dur'], both clamped at 0. For calls
+    that do not overlap that is the walk in global start order (every gap
+    and every duration corrected once); overlapping calls are placed after
+    what had ended, not after a call still running. Processes whose calls
+    interleave are still corrected as one sequence (right when they took
+    turns; over-corrected when they computed at the same time: whether a
+    process waited in a gap is not in the trace). Calls are in global start
+    order; returns {seq: (start, dur)} relative to the first call.
     """
     out: Dict[int, Tuple[int, int]] = {}
     cs = list(calls)
