@@ -72,7 +72,7 @@ def reset_tree(cmd: str, when: str) -> None:
 
 
 def correct_times(calls: Iterable[Call], cal: Overhead) -> Dict[int, Tuple[int, int]]:
-    """Remove strace's per-call cost from the timeline, per process.
+    """Remove strace's per-call cost from the timeline.
 
     Each call is placed after what it waited for, as ppf-replay (and
     think.py) define it: its own process's previous call and the prefix of
