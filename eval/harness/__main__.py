@@ -25,6 +25,8 @@ def main(argv: List[str]) -> int:
     p.add_argument("--no-figures", action="store_true")
     c = sub.add_parser("calibrate", help="check disk profiles with fio in the guest")
     c.add_argument("profiles", nargs="*", help="default: every profile")
+    c.add_argument("--icount-shift", type=int, default=2,
+                   help="guest clock: 2^N ns per instruction (default 2, the experiments')")
     d = sub.add_parser("demo", help="GNU ld cold: no prefetching vs EPCM")
     d.add_argument("-j", "--jobs", type=int, default=2)
     sub.add_parser("selftest", help="short deterministic evaluation (make test)")
@@ -52,7 +54,8 @@ def main(argv: List[str]) -> int:
             raise SystemExit(f"harness: unknown profile {', '.join(unknown)} "
                              f"(profiles: {', '.join(PROFILES)})")
         b = build.Built(fio=True)
-        results = [calibrate.calibrate(b, PROFILES[n]) for n in a.profiles or PROFILES]
+        results = [calibrate.calibrate(b, PROFILES[n], a.icount_shift)
+                   for n in a.profiles or PROFILES]
         for res in results:
             print(json.dumps(res))
         print(calibrate.table(results))

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 from ..vm import run as vm
-from ..vm.config import BootRequest
+from ..vm.config import DEFAULT_ICOUNT_SHIFT, BootRequest
 from ..vm.parse import extract
 from . import build
 from .profiles import SIMDISK, Profile
@@ -52,7 +52,7 @@ def job_summary(fio_json: Path) -> Dict[str, Any]:
             "lat_p99_us": pct.get("99.000000", 0) / 1e3}
 
 
-def calibrate(built: build.Built, profile: Profile, shift: int = 2,
+def calibrate(built: build.Built, profile: Profile, shift: int = DEFAULT_ICOUNT_SHIFT,
               out: Optional[Path] = None, commit: bool = True) -> Dict[str, Any]:
     """Boot the fio guest on the profile's device (the whole modelled disk
     for the simdisk) and summarise its four jobs.  out: the work directory
@@ -76,14 +76,18 @@ def calibrate(built: build.Built, profile: Profile, shift: int = 2,
     res: Dict[str, Any] = {"profile": dataclasses.asdict(profile),
                            "scheduler": (out / "scheduler.txt").read_text().strip(),
                            "device_mb": profile.calib_mb, "span_mb": SPAN_MB,
-                           "command": f"python3 -m eval.harness calibrate {profile.name}"}
+                           "icount_shift": shift,
+                           "command": "python3 -m eval.harness calibrate "
+                           + (f"--icount-shift {shift} " if shift != DEFAULT_ICOUNT_SHIFT else "")
+                           + profile.name}
     for j in JOBS:
         res[j] = job_summary(out / f"fio-{j}.json")
     res["host_s"] = round(time.monotonic() - t, 1)
     (out / "calibration.json").write_text(json.dumps(res, indent=1))
-    if commit:
+    if commit:  # the experiments' clock; another is a side measurement
         COMMITTED.mkdir(parents=True, exist_ok=True)
-        (COMMITTED / f"{profile.name}.json").write_text(json.dumps(res, indent=1) + "\n")
+        stem = profile.name if shift == DEFAULT_ICOUNT_SHIFT else f"{profile.name}-shift{shift}"
+        (COMMITTED / f"{stem}.json").write_text(json.dumps(res, indent=1) + "\n")
     return res
 
 

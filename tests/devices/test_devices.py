@@ -5,8 +5,9 @@
   the whole disk cost clearly more than within an 8 MiB span (seek by
   distance), and sequential 1 MiB reads move far more bytes per second
   than random 4 KiB ones (one positioning per stream, not per request);
-- nvme (null_blk, 128 tags): 32 reads in flight complete well over 8 times
-  as many reads per second as one at a time (parallel service).
+- nvme (null_blk, 128 tags): 32 reads in flight complete well over twice
+  as many reads per second as one at a time, and more than a device serving
+  one at a time could (parallel service).
 
 The guest runs under -icount, so the figures are the same on every machine;
 the bounds are far from the measured values (docs/results.md, "Disk
@@ -50,6 +51,12 @@ def test_rotational_disk_charges_distance_and_streams(built: build.Built,
 
 
 def test_deep_queue_serves_in_parallel(built: build.Built, tmp_path: Path) -> None:
+    """Under the experiments' clock (4 ns an instruction) the guest's own CPU
+    per read (~40 us in fio and the kernel) caps flash near 23,000 IOPS, so
+    the check is against what one-at-a-time service could reach at all."""
+    prof = PROFILES["nvme"]
     r = measure(built, "nvme", tmp_path)
     qd1, qd32 = r["rand4k_qd1"]["iops"], r["rand4k_qd32"]["iops"]
-    assert qd32 > 8 * qd1, f"random 4 KiB: {qd32:.0f} IOPS at depth 32, {qd1:.0f} at 1"
+    serial = 1e9 / prof.param("completion_nsec")
+    assert qd32 > 2 * qd1, f"random 4 KiB: {qd32:.0f} IOPS at depth 32, {qd1:.0f} at 1"
+    assert qd32 > 1.4 * serial, f"{qd32:.0f} IOPS at depth 32: one at a time allows {serial:.0f}"
