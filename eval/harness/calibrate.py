@@ -57,7 +57,8 @@ def calibrate(built: build.Built, profile: Profile, shift: int = DEFAULT_ICOUNT_
     """Boot the fio guest on the profile's device (the whole modelled disk
     for the simdisk) and summarise its four jobs.  out: the work directory
     (default under RESULTS); commit: also write eval/results/profiles/."""
-    out = RESULTS / profile.name if out is None else out
+    stem = profile.name if shift == DEFAULT_ICOUNT_SHIFT else f"{profile.name}-shift{shift}"
+    out = RESULTS / stem if out is None else out
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)
@@ -84,9 +85,8 @@ def calibrate(built: build.Built, profile: Profile, shift: int = DEFAULT_ICOUNT_
         res[j] = job_summary(out / f"fio-{j}.json")
     res["host_s"] = round(time.monotonic() - t, 1)
     (out / "calibration.json").write_text(json.dumps(res, indent=1))
-    if commit:  # the experiments' clock; another is a side measurement
+    if commit:  # another clock than the experiments' is a side measurement: -shiftN
         COMMITTED.mkdir(parents=True, exist_ok=True)
-        stem = profile.name if shift == DEFAULT_ICOUNT_SHIFT else f"{profile.name}-shift{shift}"
         (COMMITTED / f"{stem}.json").write_text(json.dumps(res, indent=1) + "\n")
     return res
 
