@@ -42,6 +42,9 @@ class Profile:
     scheduler: str                     # the guest's I/O scheduler for the device
     source: str                        # where the figures come from
     calib_mb: int = 4096               # device size for the fio calibration
+    # requests the scheduler may hold (queue/nr_requests); 0: the kernel's
+    # default, 2 x the driver's tags (2 for a device of one tag)
+    nr_requests: int = 0
 
     def __post_init__(self) -> None:
         if self.device not in (SIMDISK, NULL_BLK):
@@ -76,6 +79,8 @@ class Profile:
         """eval.conf lines (run-experiment.sh, calibrate.sh): DEV, DEV_SETUP, DEV_TIMED."""
         name = self.dev.rsplit("/", 1)[1]
         sched = f"echo {self.scheduler} > /sys/block/{name}/queue/scheduler"
+        if self.nr_requests:  # after the scheduler: switching resets it
+            sched += f" && echo {self.nr_requests} > /sys/block/{name}/queue/nr_requests"
         if self.device == SIMDISK:
             args = " ".join(f"{k}={v}" for k, v in self.params)
             setup = f"insmod /ppf/ppf_simdisk.ko size_mb={size_mb} {args} && {sched}"
@@ -98,13 +103,15 @@ def simdisk_ko(kdir: Path) -> Path:
 
 def simdisk(name: str, source: str, *, disk_mb: int, queue_depth: int, rpm: int,
             media_kbps: int, seek_track_us: int, seek_avg_us: int, overhead_us: int,
-            iface_mbps: int, buffer_kb: int, scheduler: str = "mq-deadline") -> Profile:
+            iface_mbps: int, buffer_kb: int, scheduler: str = "mq-deadline",
+            nr_requests: int = 0) -> Profile:
     """A rotational disk; the calibration's device is the whole modelled disk."""
     params = (("disk_mb", disk_mb), ("queue_depth", queue_depth), ("rpm", rpm),
               ("media_kbps", media_kbps), ("seek_track_us", seek_track_us),
               ("seek_avg_us", seek_avg_us), ("overhead_us", overhead_us),
               ("iface_mbps", iface_mbps), ("buffer_kb", buffer_kb))
-    return Profile(name, SIMDISK, params, scheduler, source, calib_mb=disk_mb)
+    return Profile(name, SIMDISK, params, scheduler, source, calib_mb=disk_mb,
+                   nr_requests=nr_requests)
 
 
 def null_blk(name: str, source: str, *, depth: int, completion_us: int, mbps: int,
@@ -122,9 +129,12 @@ PROFILES: Dict[str, Profile] = {p.name: p for p in [
             "(80-122 Mbit/s), 512 KB buffer; track-to-track 0.6 ms and 0.3 ms "
             "command overhead are typical of the era, not from the datasheet. "
             "Queue depth 1 (the paper's Linux 2.2 issued one command at a time), "
-            "mq-deadline in front",
+            "mq-deadline in front holding up to 256 requests, what today's kernel "
+            "gives a SCSI disk behind a host adapter (2 x min(host queue, 128)); "
+            "the default for a one-tag device, 2, leaves the elevator nothing to sort",
             disk_mb=4150, queue_depth=1, rpm=7200, media_kbps=10000, seek_track_us=600,
-            seek_avg_us=8800, overhead_us=300, iface_mbps=40, buffer_kb=512),
+            seek_avg_us=8800, overhead_us=300, iface_mbps=40, buffer_kb=512,
+            nr_requests=256),
     simdisk("hdd",
             "a current 7,200 rpm 4 TB SATA disk (e.g. Seagate BarraCuda ST4000DM004 / "
             "WD Blue class): ~8.5 ms average seek, ~200 MB/s media rate (outer "

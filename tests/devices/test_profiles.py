@@ -19,7 +19,8 @@ def test_simdisk_profile_loads_the_module_then_times_it() -> None:
     conf = p.eval_conf(640)
     assert "DEV=/dev/simdisk0\n" in conf
     assert "insmod /ppf/ppf_simdisk.ko size_mb=640 disk_mb=4150 queue_depth=1 " in conf
-    assert "echo mq-deadline > /sys/block/simdisk0/queue/scheduler" in conf
+    assert ("echo mq-deadline > /sys/block/simdisk0/queue/scheduler && "
+            "echo 256 > /sys/block/simdisk0/queue/nr_requests") in conf
     assert "DEV_TIMED='echo 1 > /sys/module/ppf_simdisk/parameters/timed'" in conf
     assert p.kernel_params(640) == ()
 
