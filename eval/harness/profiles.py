@@ -136,9 +136,9 @@ PROFILES: Dict[str, Profile] = {p.name: p for p in [
             seek_avg_us=8800, overhead_us=300, iface_mbps=40, buffer_kb=512,
             nr_requests=256),
     simdisk("hdd",
-            "a current 7,200 rpm 4 TB SATA disk (e.g. Seagate BarraCuda ST4000DM004 / "
-            "WD Blue class): ~8.5 ms average seek, ~200 MB/s media rate (outer "
-            "zones), 1 ms track-to-track, SATA 600 MB/s; NCQ with 32 tags, "
+            "a current 7,200 rpm 4 TB SATA disk (desktop and NAS class): ~8.5 ms "
+            "average seek, ~200 MB/s media rate (outer zones), 1 ms "
+            "track-to-track, SATA 600 MB/s; NCQ with 32 tags, "
             "read-ahead segment 2 MiB and 0.1 ms overhead assumed; mq-deadline",
             disk_mb=3_815_000, queue_depth=32, rpm=7200, media_kbps=200_000,
             seek_track_us=1000, seek_avg_us=8500, overhead_us=100, iface_mbps=600,
