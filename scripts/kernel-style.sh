@@ -18,7 +18,8 @@ if [[ -z $src || ! -x $src/scripts/checkpatch.pl ]]; then
 	echo "0 passed, 1 failed"
 	exit 1
 fi
-files=(Kbuild Kconfig fs/hooks/*.[ch] mm/prefetch/*.[ch] models/*.[ch])
+files=(Kbuild Kconfig fs/hooks/*.[ch] mm/prefetch/*.[ch] models/*.[ch]
+	eval/blkdev/Kbuild eval/blkdev/*.[ch])
 pass=0
 fail=0
 for f in "${files[@]}"; do

@@ -4,7 +4,8 @@
 # Reads /ppf/eval.conf (shell variables written by the harness):
 #   TRACE [WARMUP_TRACE INTERLUDE_TRACE] WARMUPS RUNS HOT_RUNS SPIN_RATE MODEL PS ORDER BOOTLIST BLKTRACE
 #   MODEL_ON (1: enable the module) REPLAY_ARGS (extra ppf-replay run options)
-# Steps: copy the image (IMAGE: /dev/vda, or a file in the initramfs) onto /dev/nullb0 (nothing is timed before
+#   DEV DEV_SETUP DEV_TIMED (the disk profile's device: eval/harness/profiles.py)
+# Steps: copy the image (IMAGE: /dev/vda, or a file in the initramfs) onto $DEV (nothing is timed before
 # this is done), mount it, load the module and set its sysctls, run WARMUPS
 # cold replays (they train the model), RUNS measured cold replays, HOT_RUNS
 # measured hot replays (no cache drop); WARMUP_TRACE (default TRACE) is the
@@ -23,8 +24,10 @@ mkdir -p $OUT $DIR
 say() { echo "ppf-eval: $*"; }
 clk() { ppf-clock 2>/dev/null || cut -d' ' -f1 /proc/uptime; }
 
-say "copying the image to /dev/nullb0"
-/ppf/nbcopy ${IMAGE:-/dev/vda} /dev/nullb0 || exit 1
+eval "$DEV_SETUP" || { say "device setup failed: $DEV_SETUP"; exit 1; }
+say "copying the image to $DEV"
+/ppf/nbcopy ${IMAGE:-/dev/vda} $DEV || exit 1
+eval "$DEV_TIMED" || exit 1
 [ "${IMAGE:-/dev/vda}" != /dev/vda ] && rm -f "$IMAGE"  # in the initramfs: free its memory
 # determinism: same clock phase in every boot (see nbcopy.c), no ASLR
 /ppf/nbcopy --align 2
@@ -32,7 +35,7 @@ echo 0 > /proc/sys/kernel/randomize_va_space
 # the replay is one process for all the workload's processes: gnuld's ld -r
 # alone holds ~2,900 files open (1,024 would fail with EMFILE)
 ulimit -n 65536 || exit 1
-mount -t ext4 -o noinit_itable /dev/nullb0 $DIR || exit 1
+mount -t ext4 -o noinit_itable $DEV $DIR || exit 1
 echo 4 > /proc/sys/kernel/printk
 
 insmod /ppf/predictive_prefetch.ko || exit 1
@@ -103,7 +106,7 @@ while [ $i -le $HOT_RUNS ]; do replay hot-$i $TRACE --events /tmp/ev.tsv; reads_
 if [ "$BLKTRACE" = 1 ]; then
     mkdir -p /tmp/bt
     cd /tmp/bt
-    blktrace -d /dev/nullb0 -a queue -a complete -o bt > /dev/null 2>&1 &
+    blktrace -d $DEV -a queue -a complete -o bt > /dev/null 2>&1 &
     btpid=$!
     sleep 1
     replay blktrace $TRACE --cold

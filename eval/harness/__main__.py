@@ -24,7 +24,9 @@ def main(argv: List[str]) -> int:
     p.add_argument("experiments", nargs="+")
     p.add_argument("--no-figures", action="store_true")
     c = sub.add_parser("calibrate", help="check disk profiles with fio in the guest")
-    c.add_argument("profiles", nargs="*", default=["hdd-2001", "hdd", "ssd", "cloud"])
+    c.add_argument("profiles", nargs="*", help="default: every profile")
+    c.add_argument("--icount-shift", type=int, default=2,
+                   help="guest clock: 2^N ns per instruction (default 2, the experiments')")
     d = sub.add_parser("demo", help="GNU ld cold: no prefetching vs EPCM")
     d.add_argument("-j", "--jobs", type=int, default=2)
     sub.add_parser("selftest", help="short deterministic evaluation (make test)")
@@ -45,11 +47,18 @@ def main(argv: List[str]) -> int:
     build.ensure_packages(["fio"] if a.cmd == "calibrate" else [])
     from . import runner
     if a.cmd == "calibrate":
-        b = build.Built(fio=True)
+        from . import calibrate
         from .profiles import PROFILES
-        for name in a.profiles:
-            res = runner.calibrate(b, PROFILES[name])
+        unknown = [n for n in a.profiles if n not in PROFILES]
+        if unknown:
+            raise SystemExit(f"harness: unknown profile {', '.join(unknown)} "
+                             f"(profiles: {', '.join(PROFILES)})")
+        b = build.Built(fio=True)
+        results = [calibrate.calibrate(b, PROFILES[n], a.icount_shift)
+                   for n in a.profiles or PROFILES]
+        for res in results:
             print(json.dumps(res))
+        print(calibrate.table(results))
         return 0
     b = build.Built()
     run = runner.Runner(b, wall_clock=a.wall_clock, jobs=a.jobs)

@@ -7,7 +7,6 @@ import concurrent.futures as cf
 import dataclasses
 import functools
 import json
-import math
 import os
 import shutil
 import signal
@@ -22,7 +21,7 @@ from ..vm import run as vm
 from ..vm.config import BootRequest
 from ..vm.parse import extract
 from . import build
-from .profiles import PROFILES, Profile
+from .profiles import PROFILES
 from .workloads import TOP, WORKLOADS
 
 EXPERIMENTS = TOP / "eval" / "experiments"
@@ -210,9 +209,8 @@ class Runner:
             shutil.rmtree(out)
         out.mkdir(parents=True)
         conf = out / "eval.conf"
-        conf.write_text(eval_conf(exp, c, blktrace))
+        conf.write_text(eval_conf(exp, c, blktrace) + prof.eval_conf(img_mb))  # DEV...
         trace = trace_of(exp)
-        gb = max(1, math.ceil(img_mb / 1024))
         adds = [f"{self.b.ko}:/ppf/predictive_prefetch.ko",
                 f"{self.b.replay}:/ppf/ppf-replay",
                 f"{self.b.helpers['bootlist']}:/ppf/bootlist",
@@ -222,6 +220,7 @@ class Runner:
             extra = extra_trace(exp, k)
             if extra is not None:
                 adds.append(f"{extra}:/ppf/{k}.gz")
+        adds += prof.guest_adds(self.b.kdir)  # the profile's device (simdisk module)
         disks: List[str] = []
         if exp.image_in_initramfs:
             adds.append(f"{img}:/ppf/image.img")
@@ -230,7 +229,7 @@ class Runner:
         req = BootRequest(
             kernel=self.b.kdir, initrd=self.b.initrd,
             command=(TOP / "eval" / "guest" / "run-experiment.sh").read_text(),
-            adds=tuple(adds), disks=tuple(disks), append=prof.kernel_params(gb),
+            adds=tuple(adds), disks=tuple(disks), append=prof.kernel_params(img_mb),
             memory=w.memory, smp=1, icount_shift=exp.icount_shift,
             timeout=float(w.timeout), wall_clock=self.wall_clock, log=out / "vm.log")
         t = time.monotonic()
@@ -287,33 +286,3 @@ class Runner:
         self.say(f"{exp.name}: done, results in {root}")
         return root
 
-
-def calibrate(built: build.Built, profile: Profile, shift: int = 2) -> Dict[str, Any]:
-    """fio on /dev/nullb1 of the profile: random 4 KiB qd1 and sequential 1 MiB."""
-    out = RESULTS / "profiles" / profile.name
-    if out.exists():
-        shutil.rmtree(out)
-    out.mkdir(parents=True)
-    rand_ios = max(50, min(2000, int(2e9 / profile.completion_nsec)))
-    seq_mb = max(32, min(1024, profile.mbps * 3))
-    (out / "eval.conf").write_text(f"RAND_IOS={rand_ios}\nSEQ_MB={seq_mb}\n")
-    req = BootRequest(kernel=built.kdir, initrd=built.initrd,
-                      command=(TOP / "eval" / "guest" / "calibrate.sh").read_text(),
-                      adds=(f"{out / 'eval.conf'}:/ppf/eval.conf",),
-                      append=profile.kernel_params(1), memory="1536M", smp=1,
-                      icount_shift=shift, timeout=900.0, log=out / "vm.log")
-    t = time.monotonic()
-    vm.boot(req)
-    if not extract((out / "vm.log").read_text(errors="replace"), out):
-        raise SystemExit(f"harness: calibration of {profile.name} failed, see {out}/vm.log")
-    rj = json.loads((out / "fio-rand.json").read_text())["jobs"][0]["read"]
-    sj = json.loads((out / "fio-seq.json").read_text())["jobs"][0]["read"]
-    res = {"profile": dataclasses.asdict(profile),
-           "rand4k_qd1": {"ios": rj["total_ios"], "lat_mean_us": rj["clat_ns"]["mean"] / 1e3,
-                          "lat_stddev_us": rj["clat_ns"]["stddev"] / 1e3,
-                          "iops": rj["iops"]},
-           "seq1m": {"MiB": sj["io_bytes"] >> 20, "MiB_s": sj["bw_bytes"] / 2**20,
-                     "MB_s": sj["bw_bytes"] / 1e6, "lat_mean_ms": sj["clat_ns"]["mean"] / 1e6},
-           "host_s": round(time.monotonic() - t, 1)}
-    (out / "calibration.json").write_text(json.dumps(res, indent=1))
-    return res

@@ -21,18 +21,20 @@ DEFAULT_ICOUNT_SHIFT = 2  # 2^2 ns per guest instruction: a 250 MIPS virtual CPU
 
 def null_blk_params(gb: int = 1, completion_nsec: Optional[int] = None,
                     mbps: Optional[int] = None,
-                    nr_devices: Optional[int] = None) -> Tuple[str, ...]:
+                    nr_devices: Optional[int] = None,
+                    hw_queue_depth: int = 1) -> Tuple[str, ...]:
     """Kernel parameters of a memory-backed null_blk device of gb GiB.
 
     With completion_nsec, every request takes that long (a per-request
-    hrtimer, irqmode=2) and one runs at a time (one queue of depth 1); mbps
-    caps the bandwidth (MiB/s).  The order of the parameters is fixed: the
-    command line is part of what the guest sees.
+    hrtimer, irqmode=2), up to hw_queue_depth at once on one queue (the
+    test VM's guest has one vCPU in the evaluation); mbps caps the
+    bandwidth (MiB/s).  The order of the parameters is fixed: the command
+    line is part of what the guest sees.
     """
     params = ["null_blk.memory_backed=1"]
     if completion_nsec is not None:
         params += ["null_blk.irqmode=2", f"null_blk.completion_nsec={completion_nsec}",
-                   "null_blk.hw_queue_depth=1", "null_blk.submit_queues=1"]
+                   f"null_blk.hw_queue_depth={hw_queue_depth}", "null_blk.submit_queues=1"]
     params.append(f"null_blk.gb={gb}")
     if mbps is not None:
         params.append(f"null_blk.mbps={mbps}")

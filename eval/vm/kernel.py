@@ -88,6 +88,25 @@ def build_module(kdir: Path, cache_dir: Path) -> Path:
     return dest / "predictive_prefetch.ko"
 
 
+def build_simdisk(kdir: Path, cache_dir: Path) -> Path:
+    """Build eval/blkdev's ppf_simdisk.ko (the rotational disk model, test
+    equipment) against kdir in cache_dir/simdisk/KDIR-CHECKOUT, as
+    build_module does the module: a copy per kernel and checkout, W=1 clean."""
+    checkout = hashlib.sha256(str(TOP).encode()).hexdigest()[:8]
+    dest = cache_dir / "simdisk" / f"{kdir.name}-{checkout}"
+    dest.mkdir(parents=True, exist_ok=True)
+    for src in sorted((TOP / "eval" / "blkdev").iterdir()):
+        if src.suffix in (".c", ".h") or src.name == "Kbuild":
+            copy_if_changed(str(src), str(dest / src.name))
+    res = subprocess.run(["make", "-C", str(kdir), f"M={dest}", "W=1", "modules"],
+                         text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    warnings = [ln for ln in res.stdout.splitlines() if "warning:" in ln or "error:" in ln]
+    if res.returncode or warnings:
+        print(res.stdout)
+        raise SystemExit("simdisk: build failed or warned (W=1)")
+    return dest / "ppf_simdisk.ko"
+
+
 def build_static(src: Path, out: Path) -> Path:
     """A static guest helper from one C file (the guest has no libc)."""
     sh(["gcc", "-static", "-O2", "-Wall", "-Wextra", "-Werror", "-o", out, src])
