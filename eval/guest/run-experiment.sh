@@ -11,9 +11,10 @@
 # measured hot replays (no cache drop); WARMUP_TRACES (default TRACE) are the
 # traces of the warm-ups, space-separated, replayed in turn (warm-up i replays
 # the ((i - 1) mod n + 1)-th: training on several recorded runs);
-# INTERLUDE_TRACE is one replayed cold, unmeasured, before each measured cold run (a varied workload); optionally one more cold replay under
-# blktrace (not measured: blktrace's own CPU and I/O would perturb it), then
-# print every JSON between markers as a base64 tar.gz.
+# INTERLUDE_TRACE is one replayed cold, unmeasured, before each measured cold
+# run (a varied workload); optionally one more cold replay under blktrace
+# (not measured: blktrace's own CPU and I/O would perturb it), then print
+# every JSON between markers as a base64 tar.gz.
 set -u
 . /ppf/eval.conf
 PPF=/proc/sys/vm/predictive_prefetch

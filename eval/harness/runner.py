@@ -294,6 +294,19 @@ def file_table(trace: Path) -> Tuple[Any, ...]:
     return tuple(tracefmt.load_trace(trace)["files"])
 
 
+def missing_runs(exp: Experiment, c: Config, runs: List[str], console: str) -> str:
+    """What a VM that exited cleanly still failed to do: measured runs without
+    results (a replay killed, e.g. by a memory limit), or an initramfs that did
+    not fit (the image truncated).  "" when nothing."""
+    if "Initramfs unpacking failed" in console:
+        return "initramfs unpacking failed: more guest RAM (memory_mb)"
+    want = ([f"cold-{i}" for i in range(1, exp.runs + 1)] +
+            [f"hot-{i}" for i in range(1, exp.hot_runs + 1)] if c.cache == "cold" else
+            [f"hot-{i}" for i in range(1, exp.runs + 1)])
+    lost = [r for r in want if r not in runs]
+    return f"no results from {', '.join(lost)}" if lost else ""
+
+
 def trace_files(exp: Experiment) -> List[str]:
     """The traces the guest gets (BootRequest adds, HOST:GUEST)."""
     out = [f"{trace_of(exp)}:/ppf/trace.gz"]
@@ -359,7 +372,7 @@ class Runner:
             kernel=self.b.kdir, initrd=self.b.initrd,
             command=(TOP / "eval" / "guest" / "run-experiment.sh").read_text(),
             adds=tuple(adds), disks=tuple(disks), append=prof.kernel_params(gb),
-            memory=w.memory, smp=1, icount_shift=exp.icount_shift,
+            memory=w.memory(exp.image_in_initramfs), smp=1, icount_shift=exp.icount_shift,
             timeout=float(w.timeout(replays(exp, c, blktrace))), wall_clock=self.wall_clock, log=out / "vm.log")
         t = time.monotonic()
         self.say(f"{exp.name}: {tag} booting")
@@ -384,6 +397,9 @@ class Runner:
             summ.append(f"{r} {j['elapsed_ns'] / 1e9:.3f}s io {j['io_latency_ns'] / 1e9:.3f}s"
                         + (f" UNEXPECTED ERRORS {err}" if err else ""))
         status = "ok" if ok and res.exit_code == 0 else f"FAILED (run.py {res.exit_code})"
+        lost = missing_runs(exp, c, runs, text)
+        if lost and status == "ok":
+            status = f"FAILED ({lost})"
         self.say(f"{exp.name}: {tag} {status} in {host_s:.0f} s host: {'; '.join(summ)}")
         if status != "ok":
             self.say("  " + "\n  ".join(text.splitlines()[-25:]) + f"\n  log: {out}/vm.log")
@@ -401,15 +417,15 @@ class Runner:
             jobs.append((c, c.name, c.name in exp.blktrace))
             if c.name in exp.repeat:
                 jobs.append((c, f"{c.name}.boot2", False))
-        info = {"experiment": exp.info(), "workload": w.derived(replays(exp, exp.configs[0],
-                                                                         False)),
+        derived = w.derived(replays(exp, exp.configs[0], False), exp.image_in_initramfs)
+        info = {"experiment": exp.info(), "workload": derived,
                 "build": self.b.identity(), "image_mb": img_mb}
         # written first too: `report NAME` finds an experiment made by
         # run --trace here, and a stopped run leaves what it was
         (root / "experiment.json").write_text(json.dumps(info, indent=1))
         self.say(f"{exp.name}: {len(jobs)} VMs ({w.name}, {exp.profile}, "
                  f"{exp.warmups} warm-ups, {exp.runs} runs; image {img_mb} MiB, "
-                 f"RAM {w.memory}), {self.jobs} at a time")
+                 f"RAM {w.memory(exp.image_in_initramfs)}), {self.jobs} at a time")
         with cf.ThreadPoolExecutor(self.jobs) as ex:
             futs = [ex.submit(self.boot, exp, c, tag, img, img_mb, root / tag, bt)
                     for c, tag, bt in jobs]

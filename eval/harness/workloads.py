@@ -29,11 +29,16 @@ MIB = 1 << 20
 # allocation slack, plus 64 MiB (the journal and a floor for tiny traces).
 ROOM_FACTOR = 1.25
 ROOM_FLOOR_MB = 64
-# RAM: the image's copy in the initramfs and its copy on the memory-backed
-# null_blk exist at once while nbcopy runs, so twice the image; after that
-# null_blk's copy plus the page cache of the tree (at most the image again).
-# Plus 512 MiB for the kernel, the replay and its trace, /tmp's results.
+# RAM: null_blk's copy of the image plus the page cache of the tree (at most
+# the image again), plus 512 MiB for the kernel, the replay and its trace,
+# /tmp's results.  An image in the initramfs needs more: the initrd holds it
+# while the kernel unpacks it into rootfs, a tmpfs limited to half the RAM
+# then free, so RAM >= 3 x (image + the initramfs's own ~16 MiB) + 128 MiB for
+# the kernel (measured: andrew's 448 MiB image unpacks in 1,536 MiB, glimpse's
+# 512 MiB does not: "Initramfs unpacking failed: write error").
 BASE_MEMORY_MB = 512
+INITRAMFS_MB = 16
+KERNEL_MB = 128
 # Timeout (host seconds for one VM): the boot and the image copy, then each
 # replay at most REPLAY_FACTOR times the recorded run's duration (measured:
 # 0.5-4 host seconds per recorded second with -icount, docs/results.md "Host
@@ -51,6 +56,7 @@ class TraceStats:
     bytes_written: int
     duration_ns: int      # the recorded run: elapsed_ns, else first to last event
     working_set_bytes: int  # distinct bytes read, mapped or written (hot cache)
+    compute_ns: int       # the untraced run's user+sys time (0: not measured)
 
 
 @functools.lru_cache(maxsize=None)
@@ -60,12 +66,14 @@ def trace_stats(trace: Path) -> TraceStats:
     ev = t["events"]
     span = ev[-1].start + ev[-1].dur - ev[0].start if ev else 0
     elapsed = t["meta"].get("elapsed_ns", 0)
+    compute = t["meta"].get("compute_ns", 0)
     return TraceStats(
         tree_bytes=sum(f.size for f in files if not f.new and not f.is_dir),
         files=len(files),
         bytes_written=sum(max(e.args[3], 0) for e in ev if e.op == "write"),
         duration_ns=max(span, elapsed if isinstance(elapsed, int) else 0),
-        working_set_bytes=working_set(t))
+        working_set_bytes=working_set(t),
+        compute_ns=compute if isinstance(compute, int) else 0)
 
 
 def working_set(t: Mapping[str, Any]) -> int:
@@ -124,16 +132,18 @@ class Workload:
         return _round_up(int(s.tree_bytes / MIB * 1.10) + s.files * 8 // 1024
                          + self.room_mb + 64, 64)
 
-    @property
-    def memory_mb(self) -> int:
+    def memory_mb(self, in_initramfs: bool) -> int:
+        """Guest RAM in MiB, for the image in the initramfs or on a virtio disk."""
         if "memory_mb" in self.overrides:
             return self.overrides["memory_mb"]
-        return _round_up(2 * self.image_mb + BASE_MEMORY_MB, 512)
+        need = 2 * self.image_mb + BASE_MEMORY_MB
+        if in_initramfs:
+            need = max(need, 3 * (self.image_mb + INITRAMFS_MB) + KERNEL_MB)
+        return _round_up(need, 512)
 
-    @property
-    def memory(self) -> str:
+    def memory(self, in_initramfs: bool) -> str:
         """Guest RAM as QEMU's -m takes it."""
-        return f"{self.memory_mb}M"
+        return f"{self.memory_mb(in_initramfs)}M"
 
     def timeout(self, replays: int) -> int:
         """Host seconds for one VM that replays the trace `replays` times."""
@@ -145,10 +155,11 @@ class Workload:
     def with_overrides(self, more: Mapping[str, int]) -> "Workload":
         return dataclasses.replace(self, overrides={**self.overrides, **more})
 
-    def derived(self, replays: int) -> Dict[str, Any]:
+    def derived(self, replays: int, in_initramfs: bool = True) -> Dict[str, Any]:
         """What the VM gets, for a report (and for the reader of the derivation)."""
         return {"trace": str(self.trace), "room_mb": self.room_mb, "image_mb": self.image_mb,
-                "memory_mb": self.memory_mb, "timeout_s": self.timeout(replays),
+                "memory_mb": self.memory_mb(in_initramfs), "in_initramfs": in_initramfs,
+                "timeout_s": self.timeout(replays),
                 "overrides": dict(self.overrides), **dataclasses.asdict(self.stats)}
 
 
