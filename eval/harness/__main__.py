@@ -57,7 +57,8 @@ def parser() -> argparse.ArgumentParser:
     c.add_argument("profiles", nargs="*", default=["hdd-2001", "hdd", "ssd", "cloud"])
     d = sub.add_parser("demo", help="GNU ld cold: no prefetching vs EPCM")
     d.add_argument("-j", "--jobs", type=int, default=2)
-    sub.add_parser("selftest", help="short deterministic evaluation (make test)")
+    t = sub.add_parser("selftest", help="short deterministic evaluation (make test)")
+    t.add_argument("-j", "--jobs", type=int, default=2, help="VMs at a time (default 2)")
     w = sub.add_parser("workloads", help="the workloads found in eval/workloads (or trace "
                                          "files) and what their VMs get, derived from the trace")
     w.add_argument("names", nargs="*", help="workload names or trace files (default: all)")
@@ -75,7 +76,7 @@ def main(argv: List[str]) -> int:
     from . import build
     if a.cmd == "selftest":
         from . import selftest
-        return selftest.main()
+        return selftest.main(a.jobs)
     if a.cmd == "report":
         from . import report
         for e in a.experiments:

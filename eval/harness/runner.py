@@ -373,7 +373,8 @@ class Runner:
             command=(TOP / "eval" / "guest" / "run-experiment.sh").read_text(),
             adds=tuple(adds), disks=tuple(disks), append=prof.kernel_params(gb),
             memory=w.memory(exp.image_in_initramfs), smp=1, icount_shift=exp.icount_shift,
-            timeout=float(w.timeout(replays(exp, c, blktrace))), wall_clock=self.wall_clock, log=out / "vm.log")
+            timeout=float(w.timeout(replays(exp, c, blktrace))), wall_clock=self.wall_clock,
+            log=out / "vm.log")
         t = time.monotonic()
         self.say(f"{exp.name}: {tag} booting")
         res = vm.boot(req, started=self._started)

@@ -18,7 +18,7 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from eval import tracefmt  # noqa: E402
 from eval.harness import __main__ as cli  # noqa: E402
-from eval.harness import adhoc, report, runner, workloads  # noqa: E402
+from eval.harness import adhoc, demo, report, runner, workloads  # noqa: E402
 from eval.harness.workloads import WORKLOADS  # noqa: E402
 
 MIB = 1 << 20
@@ -275,6 +275,10 @@ class GapTest(unittest.TestCase):
         self.assertAlmostEqual(epcm["gap_io_pct"], 100 * (3.147284556 - 3.009902828) / 2.0)
         line = report.table(s).splitlines()[3]
         self.assertIn(f"| {epcm['gap_elapsed_pct']:.1f}% | 6.9% |", line)
+        # the demo prints it too
+        self.assertIn("share of the cold-to-hot gap EPCM closed: elapsed "
+                      f"{epcm['gap_elapsed_pct']:.1f}%, total I/O latency 6.9%",
+                      demo.summary(rows))
 
 
 if __name__ == "__main__":
