@@ -53,7 +53,21 @@ def summarize_config(d: Path, cache: str) -> Optional[Dict[str, Any]]:
         s["ppf"] = {k: int(kv[k]) for k in ("prefetch_issued", "pages_requested",
                                           "prefetch_useful", "prefetch_wasted", "worker_ns")
                     if k in kv}
+    cg = cgroup(d)
+    if cg:
+        s["cgroup"] = cg
     return s
+
+
+def cgroup(d: Path) -> Dict[str, int]:
+    """The memory limit's record (memory_limit_mb): its max and peak in bytes,
+    the times reclaim hit the max and the OOM kills.  Empty without one."""
+    files = {k: d / f"cgroup-memory.{k}.txt" for k in ("max", "peak", "events")}
+    if not all(p.exists() for p in files.values()):
+        return {}
+    ev = dict(l.split() for l in files["events"].read_text().splitlines() if l.strip())
+    return {"max": int(files["max"].read_text()), "peak": int(files["peak"].read_text()),
+            "max_events": int(ev.get("max", 0)), "oom_kill": int(ev.get("oom_kill", 0))}
 
 
 def summarize(name: str) -> Dict[str, Any]:

@@ -240,6 +240,18 @@ class ExperimentFilesTest(unittest.TestCase):
         self.assertGreater(rest, ws / 2)
         self.assertIn("MEMORY_LIMIT_MB=64\n", runner.eval_conf(exp, exp.configs[1], False))
 
+    def test_cgroup_record(self) -> None:
+        """The memory limit's files as the guest copies them (cgroup v2)."""
+        with tempfile.TemporaryDirectory() as tmp:
+            d = Path(tmp)
+            self.assertEqual(report.cgroup(d), {})
+            (d / "cgroup-memory.max.txt").write_text("67108864\n")
+            (d / "cgroup-memory.peak.txt").write_text("67108864\n")
+            (d / "cgroup-memory.events.txt").write_text(
+                "low 0\nhigh 0\nmax 262\noom 4\noom_kill 4\noom_group_kill 0\n")
+            self.assertEqual(report.cgroup(d), {"max": 67108864, "peak": 67108864,
+                                                "max_events": 262, "oom_kill": 4})
+
     def test_selftest_repeats_a_model(self) -> None:
         self.assertEqual(runner.load_experiment("selftest-andrew").repeat,
                          ["none", "epcm-64-51"])
