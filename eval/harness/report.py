@@ -7,7 +7,7 @@ import statistics
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
-from .runner import RESULTS, load_experiment
+from .runner import RESULTS, load_experiment, workload_name
 from .workloads import TOP
 
 FIGURES = TOP / "docs" / "figures"
@@ -106,7 +106,7 @@ def summarize(name: str) -> Dict[str, Any]:
                         "diff_pct": rel})
     info = root / "experiment.json"
     calib = RESULTS / "profiles" / exp.profile / "calibration.json"
-    return {"experiment": exp.name, "workload": exp.workload, "profile": exp.profile,
+    return {"experiment": exp.name, "workload": workload_name(exp), "profile": exp.profile,
             "warmups": exp.warmups, "runs": exp.runs, "replay_args": exp.replay_args,
             "spin_rate": exp.spin_rate, "icount_shift": exp.icount_shift,
             "run": json.loads(info.read_text()) if info.exists() else None,

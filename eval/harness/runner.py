@@ -23,7 +23,8 @@ from ..vm.config import BootRequest
 from ..vm.parse import extract
 from . import build
 from .profiles import PROFILES, Profile
-from .workloads import OVERRIDES, TOP, Workload, check_overrides, from_trace, workload
+from .workloads import (OVERRIDES, TOP, Workload, check_overrides, from_trace, trace_name,
+                        workload)
 
 EXPERIMENTS = TOP / "eval" / "experiments"
 RESULTS = build.CACHE / "results"
@@ -170,6 +171,11 @@ def workload_of(exp: Experiment) -> Workload:
     else:
         w = from_trace(resolve_trace(exp, "trace", exp.trace))
     return w.with_overrides(check_overrides(exp.name, exp.spec))
+
+
+def workload_name(exp: Experiment) -> str:
+    """The workload's name, or the trace file's (run --trace), without reading it."""
+    return exp.workload or trace_name(Path(str(exp.trace)))
 
 
 def trace_of(exp: Experiment) -> Path:

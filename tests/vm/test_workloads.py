@@ -158,7 +158,7 @@ class AdhocTest(unittest.TestCase):
         exp = runner.from_spec(spec, adhoc.name(a), "test")
         self.assertEqual([c.name for c in exp.configs], ["none", "epcm-64-51", "hot"])
         w = runner.workload_of(exp)
-        self.assertEqual((w.name, w.room_mb), ("syn", 128))
+        self.assertEqual((w.name, w.room_mb, runner.workload_name(exp)), ("syn", 128, "syn"))
         conf = runner.eval_conf(exp, exp.configs[1], False)
         self.assertIn("WARMUP_TRACES='/ppf/warmup-trace-1.gz'\n", conf)
         self.assertIn("MEMORY_LIMIT_MB=64\n", conf)
