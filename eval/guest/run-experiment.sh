@@ -4,7 +4,8 @@
 # Reads /ppf/eval.conf (shell variables written by the harness):
 #   TRACE [WARMUP_TRACES INTERLUDE_TRACE] WARMUPS RUNS HOT_RUNS SPIN_RATE MODEL PS ORDER BOOTLIST BLKTRACE
 #   MODEL_ON (1: enable the module) REPLAY_ARGS (extra ppf-replay run options)
-#   [MEMORY_LIMIT_MB] (the replays run in a cgroup v2 with this memory.max)
+#   [MEMORY_LIMIT_MB] (the replays run in a cgroup v2 with this memory.max;
+#   MEMORY_LIMIT_SCOPE=guest: all but this much of the guest's memory held)
 # Steps: copy the image (IMAGE: /dev/vda, or a file in the initramfs) onto /dev/nullb0 (nothing is timed before
 # this is done), mount it, load the module and set its sysctls, run WARMUPS
 # cold replays (they train the model), RUNS measured cold replays, HOT_RUNS
@@ -56,7 +57,16 @@ say "sysctls: $(tr '\n' ' ' < $OUT/sysctl.txt)"
 # so that even a hot run misses (the paper's Glimpse).  The page cache a
 # process allocates is charged to its cgroup; null_blk's copy of the image is
 # not page cache and stays outside.
-if [ -n "${MEMORY_LIMIT_MB:-}" ]; then
+if [ -n "${MEMORY_LIMIT_MB:-}" ] && [ "${MEMORY_LIMIT_SCOPE:-cgroup}" = guest ]; then
+    # the whole guest instead: unevictable tmpfs pages (no swap) fill all but
+    # MEMORY_LIMIT_MB of what is available, so every page cache user, ppf's
+    # worker (a kworker, root cgroup) included, shares what is left
+    sync; echo 3 > /proc/sys/vm/drop_caches
+    fill=$(( $(awk '/^MemAvailable:/ { print int($2 / 1024) }' /proc/meminfo) - MEMORY_LIMIT_MB ))
+    mkdir -p /balloon && mount -t tmpfs -o size=${fill}m balloon /balloon || exit 1
+    dd if=/dev/zero of=/balloon/fill bs=1M count=$fill 2>/dev/null
+    say "memory limit: $fill MiB held in tmpfs, $(awk '/^MemAvailable:/ { print $2 }' /proc/meminfo) kB available"
+elif [ -n "${MEMORY_LIMIT_MB:-}" ]; then
     CG=/sys/fs/cgroup
     mkdir -p $CG
     mount -t cgroup2 none $CG || exit 1
@@ -138,7 +148,7 @@ if [ "$BLKTRACE" = 1 ]; then
     cd /
 fi
 
-if [ -n "${MEMORY_LIMIT_MB:-}" ]; then  # what the limit held, for the report
+if [ -n "${CG:-}" ]; then  # what the cgroup limit held, for the report
     for f in memory.max memory.peak memory.events memory.stat; do
         cp $CG/replay/$f $OUT/cgroup-$f.txt
     done

@@ -73,6 +73,7 @@ class Experiment:
     replay_args: str = ""
     image_in_initramfs: bool = False
     memory_limit_mb: Optional[int] = None  # the replays in a cgroup with memory.max
+    memory_limit_scope: str = "cgroup"     # or "guest": all but the limit held in tmpfs
     spec: Dict[str, Any] = dataclasses.field(default_factory=dict)  # the file + defaults
     think_scale: Optional[float] = None  # set by spin_rate() for "compute"
 
@@ -142,6 +143,9 @@ def from_spec(spec: Dict[str, Any], name: str, where: str) -> Experiment:
     if lim is not None and (not isinstance(lim, int) or isinstance(lim, bool) or lim < 16):
         raise SystemExit(f"harness: {where}: memory_limit_mb must be an integer >= 16, "
                          f"not {lim!r}")
+    if spec.get("memory_limit_scope", "cgroup") not in ("cgroup", "guest"):
+        raise SystemExit(f"harness: {where}: memory_limit_scope is cgroup or guest, "
+                         f"not {spec['memory_limit_scope']!r}")
     check_overrides(where, spec)
     spec.setdefault("workload", None)
     return Experiment(configs=expand(spec["configs"]), spec=spec,
@@ -267,6 +271,8 @@ def eval_conf(exp: Experiment, c: Config, blktrace: bool) -> str:
             if exp.interlude_trace is not None else {}),
          **({"MEMORY_LIMIT_MB": exp.memory_limit_mb}
             if exp.memory_limit_mb is not None else {}),
+         **({"MEMORY_LIMIT_SCOPE": exp.memory_limit_scope}
+            if exp.memory_limit_scope != "cgroup" else {}),
          "REPLAY_ARGS": f"'{exp.replay_args}'"}
     return "".join(f"{k}={val}\n" for k, val in v.items())
 

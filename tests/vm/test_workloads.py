@@ -241,6 +241,15 @@ class ExperimentFilesTest(unittest.TestCase):
         self.assertLess(lim, WORKLOADS["glimpse"].memory_mb(True) * MIB / 8)
         self.assertEqual([c.name for c in exp.configs][:2], ["none", "hot"])
 
+    def test_lowmem_guest_scope(self) -> None:
+        exp = runner.load_experiment("glimpse-lowmem-guest-hdd2001")
+        conf = runner.eval_conf(exp, exp.configs[0], False)
+        self.assertIn("MEMORY_LIMIT_MB=128\nMEMORY_LIMIT_SCOPE=guest\n", conf)
+        cg = runner.load_experiment("glimpse-lowmem-hdd2001")
+        self.assertNotIn("MEMORY_LIMIT_SCOPE", runner.eval_conf(cg, cg.configs[0], False))
+        with self.assertRaisesRegex(SystemExit, "memory_limit_scope is cgroup or guest"):
+            runner.from_spec({**exp.spec, "memory_limit_scope": "host"}, "x", "x.json")
+
     def test_cgroup_record(self) -> None:
         """The memory limit's files as the guest copies them (cgroup v2)."""
         with tempfile.TemporaryDirectory() as tmp:
