@@ -76,6 +76,7 @@ def spec(a: argparse.Namespace) -> Dict[str, Any]:
         out["warmup_traces"] = [str(Path(t).resolve()) for t in a.warmup_trace]
     if a.memory_limit_mb is not None:
         out["memory_limit_mb"] = a.memory_limit_mb
+        out["memory_limit_scope"] = a.memory_limit_scope
     return out
 
 
@@ -103,6 +104,8 @@ def add_options(r: argparse.ArgumentParser) -> None:
                                        "has compute_ns, else 83)")
     g.add_argument("--memory-limit-mb", type=int,
                    help="replays in a cgroup with this memory.max")
+    g.add_argument("--memory-limit-scope", choices=("cgroup", "guest"), default="cgroup",
+                   help="guest: all but the limit of the guest's memory held instead")
     g.add_argument("--room-mb", type=int, help="free space in the image (default: derived)")
     g.add_argument("--memory-mb", type=int, help="guest RAM (default: derived)")
     g.add_argument("--timeout-s", type=int, help="host seconds per VM (default: derived)")
