@@ -2,17 +2,21 @@
 # (busybox sh, /init's command; see eval/harness/runner.py).
 #
 # Reads /ppf/eval.conf (shell variables written by the harness):
-#   TRACE [WARMUP_TRACE INTERLUDE_TRACE] WARMUPS RUNS HOT_RUNS SPIN_RATE MODEL PS ORDER BOOTLIST BLKTRACE
+#   TRACE [WARMUP_TRACES INTERLUDE_TRACE] WARMUPS RUNS HOT_RUNS SPIN_RATE MODEL PS ORDER BOOTLIST BLKTRACE
 #   MODEL_ON (1: enable the module) REPLAY_ARGS (extra ppf-replay run options)
 #   DEV DEV_SETUP DEV_TIMED (the disk profile's device: eval/harness/profiles.py)
+#   [MEMORY_LIMIT_MB] (the replays run in a cgroup v2 with this memory.max;
+#   MEMORY_LIMIT_SCOPE=guest: all but this much of the guest's memory held)
 # Steps: copy the image (IMAGE: /dev/vda, or a file in the initramfs) onto $DEV (nothing is timed before
 # this is done), mount it, load the module and set its sysctls, run WARMUPS
 # cold replays (they train the model), RUNS measured cold replays, HOT_RUNS
-# measured hot replays (no cache drop); WARMUP_TRACE (default TRACE) is the
-# trace of the warm-ups, INTERLUDE_TRACE one replayed cold, unmeasured, before
-# each measured cold run (a varied workload); optionally one more cold replay under
-# blktrace (not measured: blktrace's own CPU and I/O would perturb it), then
-# print every JSON between markers as a base64 tar.gz.
+# measured hot replays (no cache drop); WARMUP_TRACES (default TRACE) are the
+# traces of the warm-ups, space-separated, replayed in turn (warm-up i replays
+# the ((i - 1) mod n + 1)-th: training on several recorded runs);
+# INTERLUDE_TRACE is one replayed cold, unmeasured, before each measured cold
+# run (a varied workload); optionally one more cold replay under blktrace
+# (not measured: blktrace's own CPU and I/O would perturb it), then print
+# every JSON between markers as a base64 tar.gz.
 set -u
 . /ppf/eval.conf
 PPF=/proc/sys/vm/predictive_prefetch
@@ -51,6 +55,31 @@ fi
 for f in $PPF/*; do echo "$(basename $f)=$(cat $f)"; done > $OUT/sysctl.txt
 say "sysctls: $(tr '\n' ' ' < $OUT/sysctl.txt)"
 
+# Larger than memory: the rest of this shell, and so every replay (and its
+# build-tree), in a memory cgroup whose memory.max is below the working set,
+# so that even a hot run misses (the paper's Glimpse).  The page cache a
+# process allocates is charged to its cgroup; null_blk's copy of the image is
+# not page cache and stays outside.
+if [ -n "${MEMORY_LIMIT_MB:-}" ] && [ "${MEMORY_LIMIT_SCOPE:-cgroup}" = guest ]; then
+    # the whole guest instead: unevictable tmpfs pages (no swap) fill all but
+    # MEMORY_LIMIT_MB of what is available, so every page cache user, ppf's
+    # worker (a kworker, root cgroup) included, shares what is left
+    sync; echo 3 > /proc/sys/vm/drop_caches
+    fill=$(( $(awk '/^MemAvailable:/ { print int($2 / 1024) }' /proc/meminfo) - MEMORY_LIMIT_MB ))
+    mkdir -p /balloon && mount -t tmpfs -o size=${fill}m balloon /balloon || exit 1
+    dd if=/dev/zero of=/balloon/fill bs=1M count=$fill 2>/dev/null
+    say "memory limit: $fill MiB held in tmpfs, $(awk '/^MemAvailable:/ { print $2 }' /proc/meminfo) kB available"
+elif [ -n "${MEMORY_LIMIT_MB:-}" ]; then
+    CG=/sys/fs/cgroup
+    mkdir -p $CG
+    mount -t cgroup2 none $CG || exit 1
+    echo +memory > $CG/cgroup.subtree_control || exit 1
+    mkdir $CG/replay || exit 1
+    echo $((MEMORY_LIMIT_MB * 1048576)) > $CG/replay/memory.max || exit 1
+    echo $$ > $CG/replay/cgroup.procs || exit 1
+    say "memory limit: $(cat $CG/replay/memory.max) bytes (cgroup $(cat /proc/self/cgroup))"
+fi
+
 # The bootlist baseline's sentinel: a file on the same file system, outside
 # the workload's tree, whose eviction tells bootlist the replay dropped caches.
 dd if=/dev/zero bs=4096 count=1 2>/dev/null | tr '\0' 'x' > $DIR/.bootlist-sentinel
@@ -82,11 +111,15 @@ make_bootlist() {  # from the previous run's events: ranges in order of use
     say "bootlist: $(wc -l < /tmp/bootlist.txt) ranges"
 }
 
+nwt=0  # no pipeline when unset: the old runs' timing stays as it was
+[ -n "${WARMUP_TRACES:-}" ] && nwt=$(echo $WARMUP_TRACES | wc -w)
 i=1
 while [ $i -le $WARMUPS ]; do
     ev=
     [ "$BOOTLIST" = 1 ] && [ $i = $WARMUPS ] && ev="--events /tmp/events.tsv"
-    replay warmup-$i ${WARMUP_TRACE:-$TRACE} --cold $ev
+    wt=$TRACE
+    [ $nwt -gt 0 ] && wt=$(echo $WARMUP_TRACES | cut -d' ' -f$(( (i - 1) % nwt + 1 )))
+    replay warmup-$i $wt --cold $ev
     i=$((i + 1))
 done
 [ "$BOOTLIST" = 1 ] && make_bootlist
@@ -118,6 +151,12 @@ if [ "$BLKTRACE" = 1 ]; then
     cd /
 fi
 
+if [ -n "${CG:-}" ]; then  # what the cgroup limit held, for the report
+    for f in memory.max memory.peak memory.events memory.stat; do
+        cp $CG/replay/$f $OUT/cgroup-$f.txt
+    done
+    say "cgroup: peak $(cat $CG/replay/memory.peak) bytes, $(tr '\n' ' ' < $CG/replay/memory.events)"
+fi
 cat /proc/predictive_prefetch > $OUT/ppf-stats.txt
 cat /proc/predictive_prefetch
 cat /proc/meminfo > $OUT/meminfo.txt

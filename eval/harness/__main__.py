@@ -1,4 +1,7 @@
-"""python3 -m eval.harness {run,report,calibrate,demo,selftest} ..."""
+"""python3 -m eval.harness {run,report,calibrate,demo,selftest} ...
+
+run --trace FILE --profile P --models none,epcm --hot: any recorded trace
+(adhoc.py), without an experiment file."""
 
 from __future__ import annotations
 
@@ -8,18 +11,45 @@ import sys
 import time
 from typing import List
 
+from . import adhoc
+from .profiles import PROFILES
 
-def main(argv: List[str]) -> int:
+
+def check_run(ap: argparse.ArgumentParser, a: argparse.Namespace) -> None:
+    """run: experiment names, or --trace with --profile."""
+    if not a.experiments and not a.trace:
+        ap.error("run: name experiments, or give --trace FILE --profile P")
+    if a.trace and not a.profile:
+        ap.error("run --trace: --profile is required (" + ", ".join(PROFILES) + ")")
+    if a.profile and a.profile not in PROFILES:
+        ap.error(f"run: unknown profile {a.profile} (" + ", ".join(PROFILES) + ")")
+
+
+def show_workloads(names: List[str]) -> int:
+    """One JSON line per workload: trace statistics and the VM's derived needs
+    (for a VM that replays the trace 5 times: 3 warm-ups, 2 measured runs)."""
+    from pathlib import Path
+
+    from .workloads import WORKLOADS, from_trace, workload
+    for n in names or list(WORKLOADS):
+        w = from_trace(Path(n)) if n.endswith(".gz") or "/" in n else workload(n)
+        print(json.dumps({"name": w.name, **w.derived(5)}))
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="python3 -m eval.harness",
                                  description="ppf's deterministic evaluation in a test VM")
     sub = ap.add_subparsers(dest="cmd", required=True)
-    r = sub.add_parser("run", help="run experiments (eval/experiments/NAME.json)")
-    r.add_argument("experiments", nargs="+")
+    r = sub.add_parser("run", help="run experiments (eval/experiments/NAME.json), "
+                                   "or any trace (--trace)")
+    r.add_argument("experiments", nargs="*")
     r.add_argument("--only", action="append", help="only these configurations")
     r.add_argument("-j", "--jobs", type=int, default=2, help="VMs at a time (default 2)")
     r.add_argument("--wall-clock", action="store_true",
                    help="no -icount: wall-clock timing (real hardware, KVM)")
     r.add_argument("--report", action="store_true", help="report afterwards")
+    adhoc.add_options(r)
     p = sub.add_parser("report", help="tables, JSON and figures from collected results")
     p.add_argument("experiments", nargs="+")
     p.add_argument("--no-figures", action="store_true")
@@ -29,13 +59,26 @@ def main(argv: List[str]) -> int:
                    help="guest clock: 2^N ns per instruction (default 2, the experiments')")
     d = sub.add_parser("demo", help="GNU ld cold: no prefetching vs EPCM")
     d.add_argument("-j", "--jobs", type=int, default=2)
-    sub.add_parser("selftest", help="short deterministic evaluation (make test)")
-    a = ap.parse_args(argv)
+    t = sub.add_parser("selftest", help="short deterministic evaluation (make test)")
+    t.add_argument("-j", "--jobs", type=int, default=2, help="VMs at a time (default 2)")
+    w = sub.add_parser("workloads", help="the workloads found in eval/workloads (or trace "
+                                         "files) and what their VMs get, derived from the trace")
+    w.add_argument("names", nargs="*", help="workload names or trace files (default: all)")
+    return ap
 
+
+def main(argv: List[str]) -> int:
+    ap = parser()
+    a = ap.parse_args(argv)
+    if a.cmd == "run":
+        check_run(ap, a)
+
+    if a.cmd == "workloads":
+        return show_workloads(a.names)
     from . import build
     if a.cmd == "selftest":
         from . import selftest
-        return selftest.main()
+        return selftest.main(a.jobs)
     if a.cmd == "report":
         from . import report
         for e in a.experiments:
@@ -60,14 +103,18 @@ def main(argv: List[str]) -> int:
             print(json.dumps(res))
         print(calibrate.table(results))
         return 0
+    exps = [runner.load_experiment(e) for e in a.experiments]
+    if a.trace:
+        exps.append(runner.from_spec(adhoc.spec(a), adhoc.name(a), f"--trace {a.trace}"))
     b = build.Built()
     run = runner.Runner(b, wall_clock=a.wall_clock, jobs=a.jobs)
-    for e in a.experiments:
-        exp = runner.load_experiment(e)
+    for exp in exps:
         run.run(exp, a.only)
         if a.report:
             from . import report
             report.report(exp.name)
+        else:
+            print(f"report: python3 -m eval.harness report {exp.name}")
     return 0
 
 

@@ -90,10 +90,12 @@ def sha(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()[:12]
 
 
-def workload_image(w: Workload, trace: Path) -> Tuple[Path, int]:
+def workload_image(w: Workload, trace: Path, others: Sequence[Path] = ()) -> Tuple[Path, int]:
     """The workload's file tree (ppf-replay build-tree) as an ext4 image,
-    tree under /t.  Returns (image, size in MiB).  Cached by trace digest."""
-    key = f"{w.name}-{sha(trace)}-{w.room_mb}-v2"
+    tree under /t.  Returns (image, size in MiB).  Cached by trace digest.
+    others: traces with other file tables (other recorded runs the warm-ups
+    replay), built into the tree first, so the image holds their files too."""
+    key = f"{w.name}-{sha(trace)}-{w.room_mb}-v2" + "".join(f"+{sha(o)}" for o in others)
     img = CACHE / "images" / f"{key}.img"
     if img.exists():
         return img, img.stat().st_size >> 20
@@ -104,7 +106,8 @@ def workload_image(w: Workload, trace: Path) -> Tuple[Path, int]:
         shutil.rmtree(stage)
     (stage / "t").mkdir(parents=True)
     log(f"building {w.name}'s file tree (ppf-replay build-tree)")
-    sh([REPLAY, "build-tree", trace, stage / "t"], stdout=subprocess.DEVNULL)
+    for o in (*others, trace):
+        sh([REPLAY, "build-tree", o, stage / "t"], stdout=subprocess.DEVNULL)
     du = int(sh(["du", "-sm", "--apparent-size", stage], stdout=subprocess.PIPE)
              .stdout.split()[0])
     nfiles = int(sh(["sh", "-c", f"find {stage} | wc -l"], stdout=subprocess.PIPE).stdout)

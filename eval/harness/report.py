@@ -7,7 +7,7 @@ import statistics
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
-from .runner import RESULTS, load_experiment
+from .runner import RESULTS, load_experiment, workload_name
 from .workloads import TOP
 
 FIGURES = TOP / "docs" / "figures"
@@ -53,7 +53,21 @@ def summarize_config(d: Path, cache: str) -> Optional[Dict[str, Any]]:
         s["ppf"] = {k: int(kv[k]) for k in ("prefetch_issued", "pages_requested",
                                           "prefetch_useful", "prefetch_wasted", "worker_ns")
                     if k in kv}
+    cg = cgroup(d)
+    if cg:
+        s["cgroup"] = cg
     return s
+
+
+def cgroup(d: Path) -> Dict[str, int]:
+    """The memory limit's record (memory_limit_mb): its max and peak in bytes,
+    the times reclaim hit the max and the OOM kills.  Empty without one."""
+    files = {k: d / f"cgroup-memory.{k}.txt" for k in ("max", "peak", "events")}
+    if not all(p.exists() for p in files.values()):
+        return {}
+    ev = dict(l.split() for l in files["events"].read_text().splitlines() if l.strip())
+    return {"max": int(files["max"].read_text()), "peak": int(files["peak"].read_text()),
+            "max_events": int(ev.get("max", 0)), "oom_kill": int(ev.get("oom_kill", 0))}
 
 
 def summarize(name: str) -> Dict[str, Any]:
@@ -77,6 +91,7 @@ def summarize(name: str) -> Dict[str, Any]:
             for k, out in (("elapsed_s", "elapsed_red"), ("io_latency_s", "io_red"),
                            ("read_mean_us", "read_red")):
                 r[out] = 100.0 * (1 - r[k] / base[k]) if base[k] else None
+    gap_closed(rows, cold_base, hot_base)
     # determinism: the same configuration in two boots
     det = []
     for c in exp.configs:
@@ -91,12 +106,39 @@ def summarize(name: str) -> Dict[str, Any]:
                         "diff_pct": rel})
     info = root / "experiment.json"
     calib = RESULTS / "profiles" / exp.profile / "calibration.json"
-    return {"experiment": exp.name, "workload": exp.workload, "profile": exp.profile,
+    return {"experiment": exp.name, "workload": workload_name(exp), "profile": exp.profile,
             "warmups": exp.warmups, "runs": exp.runs, "replay_args": exp.replay_args,
             "spin_rate": exp.spin_rate, "icount_shift": exp.icount_shift,
             "run": json.loads(info.read_text()) if info.exists() else None,
             "calibration": json.loads(calib.read_text()) if calib.exists() else None,
-            "rows": rows, "determinism": det}
+            "hot_run": hot_base is not None, "rows": rows, "determinism": det}
+
+
+GAP_KEYS = (("elapsed_s", "gap_elapsed_pct"), ("io_latency_s", "gap_io_pct"))
+NO_HOT = "no hot run"
+
+
+def gap_closed(rows: List[Dict[str, Any]], none: Optional[Dict[str, Any]],
+               hot: Optional[Dict[str, Any]]) -> None:
+    """The headline: the share of the cold-to-hot gap a cold row closes,
+    (cold none - cold row) / (cold none - hot), in %, for elapsed time and
+    total I/O latency.  The hot cache is the physical limit: 100 % is
+    prefetching as good as having everything cached, 0 % no better than no
+    prefetching, below 0 worse.  None where there is no such gap to close:
+    no "none" or no "hot" run (the table says "no hot run"), or a hot row."""
+    for r in rows:
+        for k, out in GAP_KEYS:
+            r[out] = None
+            if none is None or hot is None or (r["cache"] != "cold" and r is not hot):
+                continue
+            span = none[k] - hot[k]
+            r[out] = 100.0 * (none[k] - r[k]) / span if span else None
+
+
+def gap_cell(s: Dict[str, Any], r: Dict[str, Any], key: str) -> str:
+    if r[key] is not None:
+        return f"{r[key]:.1f}%"
+    return NO_HOT if not s["hot_run"] and r["cache"] == "cold" else "-"
 
 
 def cell(x: Any, fmt: str = "{:.2f}") -> str:
@@ -106,8 +148,9 @@ def cell(x: Any, fmt: str = "{:.2f}") -> str:
 
 def table(s: Dict[str, Any]) -> str:
     hdr = ("| config | elapsed s | think s | I/O latency s | read mean us | p50 | p99 | "
-           "hit / partial / miss | elapsed red. | I/O red. | read red. | host s |")
-    out = [hdr, "|" + "---|" * 12]
+           "hit / partial / miss | elapsed red. | I/O red. | read red. | "
+           "gap closed: elapsed | gap closed: I/O | host s |")
+    out = [hdr, "|" + "---|" * 14]
     for r in s["rows"]:
         out.append("| " + " | ".join([
             r["label"], cell(r["elapsed_s"], "{:.3f}"), cell(r["think_s"]),
@@ -116,7 +159,8 @@ def table(s: Dict[str, Any]) -> str:
             cell(r["read_p99_us"], "{:.0f}"),
             f"{r['hits']:.0f} / {r['partial']:.0f} / {r['misses']:.0f}",
             cell(r.get("elapsed_red"), "{:+.1f}%"), cell(r.get("io_red"), "{:+.1f}%"),
-            cell(r.get("read_red"), "{:+.1f}%"), cell(r.get("host_s"), "{:.0f}")]) + " |")
+            cell(r.get("read_red"), "{:+.1f}%"), gap_cell(s, r, "gap_elapsed_pct"),
+            gap_cell(s, r, "gap_io_pct"), cell(r.get("host_s"), "{:.0f}")]) + " |")
     return "\n".join(out)
 
 
@@ -140,6 +184,9 @@ def report(name: str, figures: bool = True) -> Dict[str, Any]:
               f"{c['rand4k_qd1']['lat_mean_us']:.0f} us mean; sequential 1 MiB "
               f"{c['seq1m']['MB_s']:.1f} MB/s\n")
     print(table(s))
+    print("\ngap closed: (cold none - cold config) / (cold none - hot), the share of the "
+          "hot cache's gain the configuration gets"
+          + ("" if s["hot_run"] else " (no hot run in this experiment: not computed)"))
     print("\ndeterminism (same configuration, two boots):\n")
     print(det_table(s))
     SUMMARIES.mkdir(parents=True, exist_ok=True)

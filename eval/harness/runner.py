@@ -14,7 +14,7 @@ import subprocess
 import threading
 import time
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Set
+from typing import Any, Dict, List, Optional, Set, Tuple
 
 from .. import tracefmt
 from ..vm import run as vm
@@ -22,7 +22,8 @@ from ..vm.config import BootRequest
 from ..vm.parse import extract
 from . import build
 from .profiles import PROFILES
-from .workloads import TOP, WORKLOADS
+from .workloads import (OVERRIDES, TOP, Workload, check_overrides, from_trace, trace_name,
+                        workload)
 
 EXPERIMENTS = TOP / "eval" / "experiments"
 RESULTS = build.CACHE / "results"
@@ -54,7 +55,7 @@ class Config:
 class Experiment:
     """An experiment file (eval/experiments/NAME.json, harness/README.md)."""
     name: str
-    workload: str                  # WORKLOADS
+    workload: Optional[str]        # eval/workloads/NAME; None: "trace" is a path
     profile: str                   # PROFILES
     configs: List[Config]          # the file's "configs", expanded
     warmups: int = 3
@@ -65,10 +66,13 @@ class Experiment:
     icount_shift: int = 2
     spin_rate: Any = DEFAULT_SPIN_RATE  # iterations per us, or "compute"
     trace: Any = None              # a path, {"random": SEED}, {"workload": NAME}
-    warmup_trace: Any = None
+    warmup_trace: Any = None       # one trace for every warm-up (old files)
+    warmup_traces: Any = None      # a list of them, replayed in turn
     interlude_trace: Any = None
     replay_args: str = ""
     image_in_initramfs: bool = False
+    memory_limit_mb: Optional[int] = None  # the replays in a cgroup with memory.max
+    memory_limit_scope: str = "cgroup"     # or "guest": all but the limit held in tmpfs
     spec: Dict[str, Any] = dataclasses.field(default_factory=dict)  # the file + defaults
     think_scale: Optional[float] = None  # set by spin_rate() for "compute"
 
@@ -80,12 +84,40 @@ class Experiment:
         return out
 
 
+# Keys an experiment file may have beside Experiment's fields: what the
+# workload's VM gets (workloads.OVERRIDES), and what is only for the reader.
+EXTRA_KEYS = {"description", "think_scale", *OVERRIDES}
+
+
+def experiment_file(name: str) -> Path:
+    """NAME as a path, eval/experiments/NAME.json, or the experiment.json that
+    a run of NAME left in the results (an experiment made by run --trace)."""
+    for p in (Path(name), EXPERIMENTS / f"{name}.json"):
+        if p.is_file():
+            return p
+    p = RESULTS / name / "experiment.json"
+    if p.is_file():
+        return p
+    known = ", ".join(sorted(q.stem for q in EXPERIMENTS.glob("*.json")))
+    raise SystemExit(f"harness: no experiment {name!r}: not a file, not in {EXPERIMENTS} "
+                     f"({known}), no results in {RESULTS / name}")
+
+
 def load_experiment(name: str) -> Experiment:
-    p = Path(name)
-    if not p.exists():
-        p = EXPERIMENTS / f"{name}.json"
-    spec = json.loads(p.read_text())
-    spec.setdefault("name", p.stem)
+    p = experiment_file(name)
+    try:
+        spec = json.loads(p.read_text())
+    except json.JSONDecodeError as e:
+        raise SystemExit(f"harness: {p}: not JSON: {e}")
+    if p.name == "experiment.json" and "experiment" in spec:  # a run's record
+        spec = spec["experiment"]
+    return from_spec(spec, p.stem if p.name != "experiment.json" else p.parent.name, str(p))
+
+
+def from_spec(spec: Dict[str, Any], name: str, where: str) -> Experiment:
+    """An Experiment from a file's object: defaults filled in, keys checked."""
+    spec = dict(spec)
+    spec.setdefault("name", name)
     spec.setdefault("warmups", 3)
     spec.setdefault("runs", 2)
     spec.setdefault("hot_runs", 0)
@@ -95,6 +127,26 @@ def load_experiment(name: str) -> Experiment:
     spec.setdefault("spin_rate", DEFAULT_SPIN_RATE)
     fields = {f.name for f in dataclasses.fields(Experiment)} - {"configs", "spec",
                                                                  "think_scale"}
+    unknown = sorted(set(spec) - fields - EXTRA_KEYS - {"configs"})
+    if unknown:
+        raise SystemExit(f"harness: {where}: unknown keys {unknown}")
+    for k in ("profile", "configs"):
+        if k not in spec:
+            raise SystemExit(f"harness: {where}: no {k!r}")
+    if spec.get("workload") is None and not isinstance(spec.get("trace"), str):
+        raise SystemExit(f"harness: {where}: needs \"workload\" (eval/workloads/NAME) "
+                         "or a \"trace\" path")
+    if spec.get("warmup_trace") is not None and spec.get("warmup_traces") is not None:
+        raise SystemExit(f"harness: {where}: warmup_trace and warmup_traces both given")
+    lim = spec.get("memory_limit_mb")
+    if lim is not None and (not isinstance(lim, int) or isinstance(lim, bool) or lim < 16):
+        raise SystemExit(f"harness: {where}: memory_limit_mb must be an integer >= 16, "
+                         f"not {lim!r}")
+    if spec.get("memory_limit_scope", "cgroup") not in ("cgroup", "guest"):
+        raise SystemExit(f"harness: {where}: memory_limit_scope is cgroup or guest, "
+                         f"not {spec['memory_limit_scope']!r}")
+    check_overrides(where, spec)
+    spec.setdefault("workload", None)
     return Experiment(configs=expand(spec["configs"]), spec=spec,
                       **{k: v for k, v in spec.items() if k in fields})
 
@@ -114,27 +166,69 @@ def expand(specs: List[Dict[str, Any]]) -> List[Config]:
     return out
 
 
+def workload_of(exp: Experiment) -> Workload:
+    """The experiment's workload (discovered, or derived from its "trace"
+    path), with the experiment's overrides of room, RAM and timeout."""
+    if exp.workload is not None:
+        w = workload(exp.workload)
+    else:
+        w = from_trace(resolve_trace(exp, "trace", exp.trace))
+    return w.with_overrides(check_overrides(exp.name, exp.spec))
+
+
+def workload_name(exp: Experiment) -> str:
+    """The workload's name, or the trace file's (run --trace), without reading it."""
+    return exp.workload or trace_name(Path(str(exp.trace)))
+
+
 def trace_of(exp: Experiment) -> Path:
     """The trace the measured runs replay: the workload's unless "trace" says."""
     t = extra_trace(exp, "trace")
-    return WORKLOADS[exp.workload].trace if t is None else t
+    return workload_of(exp).trace if t is None else t
 
 
 def extra_trace(exp: Experiment, key: str) -> Optional[Path]:
     """A trace (key: trace, warmup_trace or interlude_trace): a path, or
     {"random": SEED} (synth.py), or {"workload": NAME}.  None when absent."""
     t = getattr(exp, key)
-    if t is None:
-        return None
+    return None if t is None else resolve_trace(exp, key, t)
+
+
+def resolve_trace(exp: Experiment, key: str, t: Any) -> Path:
+    """One trace of an experiment file: a path (relative to the top of the
+    repository), {"random": SEED} over the workload's trace, {"workload": NAME}."""
     if isinstance(t, dict) and "random" in t:
         from . import synth
-        return synth.random_order(WORKLOADS[exp.workload].trace, int(t["random"]))
+        return synth.random_order(workload_of(exp).trace, int(t["random"]))
     if isinstance(t, dict) and "workload" in t:
-        return WORKLOADS[t["workload"]].trace
+        return workload(t["workload"]).trace
     if not isinstance(t, str):
-        raise SystemExit(f"harness: {key}: not a path, random or workload: {t!r}")
+        raise SystemExit(f"harness: {exp.name}: {key}: not a path, random or workload: {t!r}")
     p = Path(t)
-    return p if p.is_absolute() else TOP / p
+    p = p if p.is_absolute() else TOP / p
+    if not p.is_file():
+        raise SystemExit(f"harness: {exp.name}: {key}: no such trace {p}")
+    return p
+
+
+def warmup_traces(exp: Experiment) -> List[Path]:
+    """The warm-ups' traces, replayed in turn (warm-up i replays the
+    ((i - 1) mod n)-th); empty: the warm-ups replay the measured trace."""
+    if exp.warmup_trace is not None:
+        return [resolve_trace(exp, "warmup_trace", exp.warmup_trace)]
+    ts = exp.warmup_traces
+    if ts is None:
+        return []
+    if not isinstance(ts, list) or not ts:
+        raise SystemExit(f"harness: {exp.name}: warmup_traces: a non-empty list, not {ts!r}")
+    return [resolve_trace(exp, f"warmup_traces[{i}]", t) for i, t in enumerate(ts)]
+
+
+def replays(exp: Experiment, c: Config, blktrace: bool) -> int:
+    """How many times a VM of configuration c replays a trace (for its timeout)."""
+    runs = exp.runs * (2 if exp.interlude_trace is not None else 1)
+    measured = runs + exp.hot_runs if c.cache == "cold" else exp.runs
+    return exp.warmups + measured + int(blktrace)
 
 
 @functools.lru_cache(maxsize=None)
@@ -165,9 +259,67 @@ def eval_conf(exp: Experiment, c: Config, blktrace: bool) -> str:
          "MODEL_ON": int(model_on), "BOOTLIST": int(c.model == "bootlist"),
          "BLKTRACE": int(blktrace),
          "IMAGE": "/ppf/image.img" if exp.image_in_initramfs else "/dev/vda",
-         **{k.upper(): f"/ppf/{k}.gz" for k in ("warmup_trace", "interlude_trace")
-            if getattr(exp, k) is not None}, "REPLAY_ARGS": f"'{exp.replay_args}'"}
+         **warmup_conf(exp),
+         **({"INTERLUDE_TRACE": "/ppf/interlude_trace.gz"}
+            if exp.interlude_trace is not None else {}),
+         **({"MEMORY_LIMIT_MB": exp.memory_limit_mb}
+            if exp.memory_limit_mb is not None else {}),
+         **({"MEMORY_LIMIT_SCOPE": exp.memory_limit_scope}
+            if exp.memory_limit_scope != "cgroup" else {}),
+         "REPLAY_ARGS": f"'{exp.replay_args}'"}
     return "".join(f"{k}={val}\n" for k, val in v.items())
+
+
+def warmup_guest_paths(exp: Experiment) -> List[Tuple[Path, str]]:
+    """(host trace, its path in the guest) of each warm-up trace."""
+    return [(t, f"/ppf/warmup-trace-{i}.gz")
+            for i, t in enumerate(warmup_traces(exp), 1)]
+
+
+def warmup_conf(exp: Experiment) -> Dict[str, str]:
+    """WARMUP_TRACES: the guest paths, space-separated, when there are any."""
+    paths = [g for _, g in warmup_guest_paths(exp)]
+    return {"WARMUP_TRACES": "'" + " ".join(paths) + "'"} if paths else {}
+
+
+def tree_traces(exp: Experiment) -> List[Path]:
+    """Warm-up and interlude traces whose file table is not the measured
+    trace's (other recorded runs): the image holds their trees too."""
+    own = file_table(trace_of(exp))
+    others = [*warmup_traces(exp), *filter(None, [extra_trace(exp, "interlude_trace")])]
+    out: List[Path] = []
+    for t in others:
+        if t not in out and file_table(t) != own:
+            out.append(t)
+    return out
+
+
+@functools.lru_cache(maxsize=None)
+def file_table(trace: Path) -> Tuple[Any, ...]:
+    return tuple(tracefmt.load_trace(trace)["files"])
+
+
+def missing_runs(exp: Experiment, c: Config, runs: List[str], console: str) -> str:
+    """What a VM that exited cleanly still failed to do: measured runs without
+    results (a replay killed, e.g. by a memory limit), or an initramfs that did
+    not fit (the image truncated).  "" when nothing."""
+    if "Initramfs unpacking failed" in console:
+        return "initramfs unpacking failed: more guest RAM (memory_mb)"
+    want = ([f"cold-{i}" for i in range(1, exp.runs + 1)] +
+            [f"hot-{i}" for i in range(1, exp.hot_runs + 1)] if c.cache == "cold" else
+            [f"hot-{i}" for i in range(1, exp.runs + 1)])
+    lost = [r for r in want if r not in runs]
+    return f"no results from {', '.join(lost)}" if lost else ""
+
+
+def trace_files(exp: Experiment) -> List[str]:
+    """The traces the guest gets (BootRequest adds, HOST:GUEST)."""
+    out = [f"{trace_of(exp)}:/ppf/trace.gz"]
+    out += [f"{t}:{g}" for t, g in warmup_guest_paths(exp)]
+    inter = extra_trace(exp, "interlude_trace")
+    if inter is not None:
+        out.append(f"{inter}:/ppf/interlude_trace.gz")
+    return out
 
 
 class Runner:
@@ -203,23 +355,18 @@ class Runner:
 
     def boot(self, exp: Experiment, c: Config, tag: str, img: Path, img_mb: int,
              out: Path, blktrace: bool) -> Dict[str, Any]:
-        w = WORKLOADS[exp.workload]
+        w = workload_of(exp)
         prof = PROFILES[exp.profile]
         if out.exists():
             shutil.rmtree(out)
         out.mkdir(parents=True)
         conf = out / "eval.conf"
         conf.write_text(eval_conf(exp, c, blktrace) + prof.eval_conf(img_mb))  # DEV...
-        trace = trace_of(exp)
         adds = [f"{self.b.ko}:/ppf/predictive_prefetch.ko",
                 f"{self.b.replay}:/ppf/ppf-replay",
                 f"{self.b.helpers['bootlist']}:/ppf/bootlist",
                 f"{self.b.helpers['nbcopy']}:/ppf/nbcopy",
-                f"{trace}:/ppf/trace.gz", f"{conf}:/ppf/eval.conf"]
-        for k in ("warmup_trace", "interlude_trace"):
-            extra = extra_trace(exp, k)
-            if extra is not None:
-                adds.append(f"{extra}:/ppf/{k}.gz")
+                *trace_files(exp), f"{conf}:/ppf/eval.conf"]
         adds += prof.guest_adds(self.b.kdir)  # the profile's device (simdisk module)
         disks: List[str] = []
         if exp.image_in_initramfs:
@@ -230,8 +377,9 @@ class Runner:
             kernel=self.b.kdir, initrd=self.b.initrd,
             command=(TOP / "eval" / "guest" / "run-experiment.sh").read_text(),
             adds=tuple(adds), disks=tuple(disks), append=prof.kernel_params(img_mb),
-            memory=w.memory, smp=1, icount_shift=exp.icount_shift,
-            timeout=float(w.timeout), wall_clock=self.wall_clock, log=out / "vm.log")
+            memory=w.memory(exp.image_in_initramfs), smp=1, icount_shift=exp.icount_shift,
+            timeout=float(w.timeout(replays(exp, c, blktrace))), wall_clock=self.wall_clock,
+            log=out / "vm.log")
         t = time.monotonic()
         self.say(f"{exp.name}: {tag} booting")
         res = vm.boot(req, started=self._started)
@@ -255,14 +403,17 @@ class Runner:
             summ.append(f"{r} {j['elapsed_ns'] / 1e9:.3f}s io {j['io_latency_ns'] / 1e9:.3f}s"
                         + (f" UNEXPECTED ERRORS {err}" if err else ""))
         status = "ok" if ok and res.exit_code == 0 else f"FAILED (run.py {res.exit_code})"
+        lost = missing_runs(exp, c, runs, text)
+        if lost and status == "ok":
+            status = f"FAILED ({lost})"
         self.say(f"{exp.name}: {tag} {status} in {host_s:.0f} s host: {'; '.join(summ)}")
         if status != "ok":
             self.say("  " + "\n  ".join(text.splitlines()[-25:]) + f"\n  log: {out}/vm.log")
         return meta
 
     def run(self, exp: Experiment, only: Optional[List[str]] = None) -> Path:
-        w = WORKLOADS[exp.workload]
-        img, img_mb = build.workload_image(w, trace_of(exp))
+        w = workload_of(exp)
+        img, img_mb = build.workload_image(w, trace_of(exp), tree_traces(exp))
         root = RESULTS / exp.name
         root.mkdir(parents=True, exist_ok=True)
         jobs = []
@@ -272,16 +423,21 @@ class Runner:
             jobs.append((c, c.name, c.name in exp.blktrace))
             if c.name in exp.repeat:
                 jobs.append((c, f"{c.name}.boot2", False))
-        self.say(f"{exp.name}: {len(jobs)} VMs ({exp.workload}, {exp.profile}, "
-                 f"{exp.warmups} warm-ups, {exp.runs} runs), {self.jobs} at a time")
+        derived = w.derived(replays(exp, exp.configs[0], False), exp.image_in_initramfs)
+        info = {"experiment": exp.info(), "workload": derived,
+                "build": self.b.identity(), "image_mb": img_mb}
+        # written first too: `report NAME` finds an experiment made by
+        # run --trace here, and a stopped run leaves what it was
+        (root / "experiment.json").write_text(json.dumps(info, indent=1))
+        self.say(f"{exp.name}: {len(jobs)} VMs ({w.name}, {exp.profile}, "
+                 f"{exp.warmups} warm-ups, {exp.runs} runs; image {img_mb} MiB, "
+                 f"RAM {w.memory(exp.image_in_initramfs)}), {self.jobs} at a time")
         with cf.ThreadPoolExecutor(self.jobs) as ex:
             futs = [ex.submit(self.boot, exp, c, tag, img, img_mb, root / tag, bt)
                     for c, tag, bt in jobs]
             for f in futs:
                 f.result()
-        info = {"experiment": exp.info(),
-                "build": self.b.identity(), "image_mb": img_mb,
-                "host_s": round(time.monotonic() - self.t0, 1)}
+        info["host_s"] = round(time.monotonic() - self.t0, 1)
         (root / "experiment.json").write_text(json.dumps(info, indent=1))
         self.say(f"{exp.name}: done, results in {root}")
         return root

@@ -81,8 +81,11 @@ class ExperimentTest(unittest.TestCase):
         exp = runner.Experiment("x", "andrew", "hdd", [])
         self.assertEqual(runner.trace_of(exp), ANDREW)
         self.assertIsNone(runner.extra_trace(exp, "warmup_trace"))
-        exp.trace = "/x.gz"
-        self.assertEqual(runner.trace_of(exp), Path("/x.gz"))
+        exp.trace = "eval/workloads/glimpse/glimpse.trace.gz"  # relative: to the top
+        self.assertEqual(runner.trace_of(exp), WORKLOADS["glimpse"].trace)
+        exp.trace = "/no/such.trace.gz"
+        with self.assertRaisesRegex(SystemExit, "no such trace /no/such.trace.gz"):
+            runner.trace_of(exp)
         exp = runner.Experiment("x", "gnuld", "hdd", [], trace={"workload": "andrew"})
         self.assertEqual(runner.trace_of(exp), ANDREW)
 
@@ -123,7 +126,10 @@ class SummaryTest(unittest.TestCase):
              "io_latency_ns": [3147284556, 3147284556], "diff_pct": 0.0}])
         table = report.table(s).splitlines()
         self.assertEqual(table[3], "| epcm 64/51 | 5.298 | 2.07 | 3.010 | 490 | 6.6 | 12160 | "
-                         "3817 / 86 / 61 | +2.3% | +4.4% | +18.9% | 80 |")
+                         "3817 / 86 / 61 | +2.3% | +4.4% | +18.9% | no hot run | no hot run "
+                         "| 80 |")
+        self.assertFalse(s["hot_run"])
+        self.assertIsNone(epcm["gap_io_pct"])
         self.assertIn("| none | 5,420,576,756 | 5,420,576,756 | 0.0000% |",
                       report.det_table(s))
 
