@@ -18,3 +18,4 @@ if str(_RECORDER) not in sys.path:
 
 from ppftrace.fmt import (ORIGINS, VERSION, TraceError, load_trace,  # noqa: E402,F401
                           parse_trace, write_trace)
+from ppftrace.think import think_and_compute, think_time  # noqa: E402,F401

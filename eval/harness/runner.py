@@ -140,16 +140,10 @@ def extra_trace(exp: Experiment, key: str) -> Optional[Path]:
 
 @functools.lru_cache(maxsize=None)
 def think_and_compute(trace: Path) -> Dict[str, int]:
-    """Recorded think time of a serial trace (ppf-replay's definition: the gap
-    since the latest end of any earlier call) and the untraced compute_ns."""
-    t = tracefmt.load_trace(trace)
-    think = end = 0
-    for start, dur, *_ in t["events"]:
-        think += max(0, start - end)
-        end = max(end, start + dur)
-    compute = t["meta"].get("compute_ns", 0)  # a number in META_NUMS: an int
-    return {"think_recorded_ns": think,
-            "compute_ns": compute if isinstance(compute, int) else 0}
+    """Recorded think time as ppf-replay computes it (per process: ppftrace's
+    think.py, the one shared definition) and the untraced compute_ns."""
+    think, compute = tracefmt.think_and_compute(tracefmt.load_trace(trace))
+    return {"think_recorded_ns": think, "compute_ns": compute}
 
 
 def spin_rate(exp: Experiment) -> str:

@@ -20,9 +20,9 @@ def built():
                    check=True)
 
 
-def write_trace(path, files, events, meta=()):
+def write_trace(path, files, events, meta=(), version=2):
     """files: [(size, origin, path)], events: lines 'START DUR PID OP FILE ARGS'."""
-    lines = ["ppf-trace 2"] + ["meta %s %s" % kv for kv in meta]
+    lines = ["ppf-trace %d" % version] + ["meta %s %s" % kv for kv in meta]
     lines += ["file %d %d %s %s" % (i, s, o, p) for i, (s, o, p) in enumerate(files)]
     lines += list(events)
     path.write_text("\n".join(lines) + "\n")

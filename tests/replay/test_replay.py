@@ -2,17 +2,22 @@
 import csv
 import json
 import os
+import shutil
 import subprocess
+import sys
 import time
 
 import pytest
 
-from conftest import (ANDREW, CHECK, PPF_TRACE, REPLAY, fs_type, is_root, replay, run_json,
-                      write_trace)
+from conftest import (ANDREW, CHECK, PPF_TRACE, REPLAY, TOOLS, fs_type, is_root, replay,
+                      run_json, write_trace)
+
+sys.path.insert(0, TOOLS)
+from ppftrace import fmt, think  # noqa: E402
 
 OPS = {"open": "opens", "exec": "execs", "read": "reads", "write": "writes", "mmap": "mmaps",
        "close": "closes", "stat": "stats", "unlink": "unlinks", "rename": "renames",
-       "mkdir": "mkdirs", "rmdir": "rmdirs"}
+       "mkdir": "mkdirs", "rmdir": "rmdirs", "dup": "dups"}
 
 
 def table_trace(tmp_path):
@@ -170,6 +175,12 @@ def test_andrew_replay(tmp_path):
         d["ops"]["rmdir"]["expected_errors"] > 0
     check_counts(ANDREW, d)
     assert d["trace"]["pids"] == 173 and d["trace"]["overlapping_calls"] == 0
+    # a version 2 trace: no dup events, so ranlib's and ld's dup'ed archive fds are
+    # still opened on demand (docs/replay.md), as before version 3
+    assert d["fds"] == {"descriptions": 2920, "dups": 0, "inherited_uses": 7,
+                        "opened_on_demand": 15}
+    # the harness's think time (ppftrace.think) is the replay's
+    assert d["trace"]["think_recorded_ns"] == think.think_time(fmt.load_trace(ANDREW)["events"])
     # a second run starts from what the first left: its cleanup now succeeds
     d2 = run_json(ANDREW, tree, tmp_path, "--think=sleep", "--no-classify", name="r2.json")
     assert d2["errors"]["unexpected"] == 0 and d2["errors"]["expected"] == 0
@@ -331,3 +342,157 @@ def test_fixed_spin_rate(tmp_path):
     d = run_json(t, tmp_path / "tree", tmp_path, "--spin-rate=1000")
     assert d["calibration"]["used_iterations_per_us"] == 1000.0
     assert d["calibration"]["iterations_per_us"] > 0
+
+
+def test_redirected_fd_version3_is_a_dup(tmp_path):
+    """The same shell redirection recorded by a version 3 recorder: the dup2 is
+    an event, replayed as a real dup; nothing is opened on demand."""
+    files = [(300000, "pre", "src"), (0, "new", "out/idx")]
+    ev = ["0 1000 20 open 1 0x441 3",
+          "1000 500 20 dup 1 3 0x0 1",
+          "2000 1000 20 close 1 3 0",
+          "3000 1000 20 open 0 0x0 3",
+          "7000 1000 20 read 0 3 0 131072 131072",
+          "9000 1000 20 write 1 1 0 131072 131072",
+          "15000 1000 20 close 0 3 0",
+          "16000 1000 20 close 1 1 0"]
+    t = write_trace(tmp_path / "r3.trace", files, ev, version=3)
+    replay("build-tree", t, tmp_path / "tree")
+    d = run_json(t, tmp_path / "tree", tmp_path)
+    e = d["errors"]
+    assert (e["unexpected"], e["no_fd"], e["unexpected_successes"]) == (0, 0, 0), e
+    assert d["fds"] == {"descriptions": 2, "dups": 1, "inherited_uses": 0,
+                        "opened_on_demand": 0}
+    assert d["ops"]["dup"]["ok"] == 1
+    assert os.path.getsize(tmp_path / "tree/out/idx") == 131072
+
+
+def two_linkers(version):
+    """Two processes (pids 31, 32, overlapping) each open the archive, dup the
+    fd to 6, close the original and read through fd 6; pid 32 starts first."""
+    dup = version >= 3
+    ev = ["0 1000 32 open 0 0x80000 5",
+          "1000 1000 31 open 0 0x80000 5"]
+    ev += ["2000 100 31 dup 0 5 0x0 6", "2100 100 32 dup 0 5 0x0 6"] if dup else []
+    ev += ["3000 100 31 close 0 5 0",
+           "3100 100 32 close 0 5 0",
+           "4000 3000000 31 read 0 6 0 4096 4096",      # long: 32's calls overlap it
+           "4100 1000 32 read 0 6 4096 4096 4096",
+           "6000 1000 32 close 0 6 0",
+           "3005000 1000 31 read 0 6 8192 4096 4096",
+           "3007000 1000 31 close 0 6 0"]
+    return [(65536, "pre", "lib.a")], ev
+
+
+@pytest.mark.parametrize("version", [2, 3])
+def test_fd_of_another_process_not_attached(tmp_path, version):
+    """An fd a process never opened is not attached to the description another,
+    overlapping process made with that number (which closed it while the other
+    still read: no_fd): pid 32 started before pid 31's fd 6 existed, so it
+    cannot have inherited it."""
+    files, ev = two_linkers(version)
+    t = write_trace(tmp_path / "l.trace", files, ev, version=version)
+    replay("build-tree", t, tmp_path / "tree")
+    d = run_json(t, tmp_path / "tree", tmp_path, "--think=sleep")
+    e = d["errors"]
+    assert (e["unexpected"], e["no_fd"], e["unexpected_successes"]) == (0, 0, 0), e
+    assert d["fds"]["inherited_uses"] == 0
+    if version >= 3:
+        assert d["fds"]["opened_on_demand"] == 0 and d["fds"]["dups"] == 2
+    else:
+        assert d["fds"]["opened_on_demand"] == 2    # one per process, as before version 3
+    assert d["trace"]["overlapping_calls"] == d["trace"]["overlapping_calls_kept"] > 0
+
+
+def test_open_waits_for_its_creator_only(tmp_path):
+    """Pid 41's long read overlaps pids 42 and 43. 42's open, read and close may
+    overlap it (an open no longer waits for every earlier event); 43's open of
+    the file 42 created waits for that creation (its dep), and its creation of
+    a file in the directory 42 made waits for that mkdir, nothing else."""
+    files = [(1 << 20, "pre", "big"), (8192, "pre", "in"), (0, "new", "made"),
+             (0, "newdir", "gen"), (0, "new", "gen/x")]
+    ev = ["0 20000000 41 read 0 0 0 1048576 1048576",
+          "1000 1000 42 open 2 0x241 3",
+          "3000 1000 42 write 2 3 0 100 100",
+          "5000 1000 42 close 2 3 0",
+          "7000 1000 43 open 2 0x0 3",
+          "9000 1000 43 read 2 3 0 100 100",
+          "11000 1000 43 close 2 3 0",
+          "12000 1000 42 open 1 0x0 4",
+          "14000 1000 42 read 1 4 0 8192 8192",
+          "16000 1000 42 close 1 4 0",
+          "17000 1000 42 mkdir 3 0",
+          "19000 1000 43 open 4 0x241 3",
+          "21000 1000 43 close 4 3 0"]
+    t = write_trace(tmp_path / "c.trace", files, ev)
+    replay("build-tree", t, tmp_path / "tree")
+    # (pid 41's fd 0 never opened in the trace: opened on demand)
+    d = run_json(t, tmp_path / "tree", tmp_path, "--think=sleep")
+    e = d["errors"]
+    assert (e["unexpected"], e["no_fd"], e["unexpected_successes"]) == (0, 0, 0), e
+    tr = d["trace"]
+    assert tr["overlapping_calls"] == 12 and tr["overlapping_calls_kept"] == 12
+    assert tr["dependencies"] == 2       # 43's opens on 42's creating open and mkdir
+    assert d["ops"]["read"]["count"] == 3 and d["bytes"]["read"] == 1048576 + 100 + 8192
+
+
+def c_project(root):
+    """A small C project: eight objects in an archive (ar, ranlib: they dup the
+    archive's fd) and a program linked against it."""
+    root.mkdir()
+    for i in range(1, 9):
+        (root / ("m%d.c" % i)).write_text(
+            "#include <stdio.h>\nint f%d(int x) { char b[32]; return snprintf(b, sizeof b, "
+            "\"%%d\", x * %d); }\n" % (i, i))
+    (root / "main.c").write_text(
+        "".join("int f%d(int);\n" % i for i in range(1, 9)) +
+        "int main(void) { return (%s) == 0; }\n" % " + ".join("f%d(%d)" % (i, i)
+                                                             for i in range(1, 9)))
+    objs = " ".join("m%d.o" % i for i in range(1, 9))
+    (root / "Makefile").write_text(
+        "prog: main.o libm8.a\n\tgcc -o $@ main.o -L. -lm8\n"
+        "libm8.a: %s\n\tar rc $@ %s\n\tranlib $@\n"
+        "%%.o: %%.c\n\tgcc -O1 -c -o $@ $<\n"
+        "clean:\n\trm -f *.o libm8.a prog\n" % (objs, objs))
+
+
+def test_recorded_parallel_build(tmp_path):
+    """make -j2 of a real C project recorded with ppf-trace (--reset 'make
+    clean' before each run): the archive's dups are events, the replay opens
+    nothing on demand, every recorded overlap that is not a dependency can
+    overlap, and the harness's think time is the replay's."""
+    for tool in ("strace", "gcc", "make", "ar", "ranlib"):
+        if shutil.which(tool) is None:
+            pytest.skip("%s is not installed" % tool)
+    work = tmp_path / "proj"
+    c_project(work)
+    trace = tmp_path / "par.trace.gz"
+    res = subprocess.run([PPF_TRACE, "record", "-o", str(trace), "--root", str(work),
+                          "--calib-calls", "2000", "--untraced-run", "--reset", "make -s clean",
+                          "--", "make", "-s", "-j2"], cwd=work, capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    assert "did not start from" not in res.stderr and "removed by the traced run" not in res.stderr
+    assert res.stderr.count("ppf-trace: reset before the") == 2
+    t = fmt.load_trace(str(trace))
+    assert t["version"] == 3
+    assert sum(1 for e in t["events"] if e.op == "dup") > 0
+    tree = tmp_path / "tree"
+    replay("build-tree", trace, tree)
+    d = run_json(trace, tree, tmp_path, "--think=sleep")
+    e = d["errors"]
+    assert (e["unexpected"], e["no_fd"], e["unexpected_successes"]) == (0, 0, 0), e["first"]
+    assert d["fds"]["opened_on_demand"] == 0 and d["fds"]["dups"] > 0
+    check_counts(trace, d)
+    tr = d["trace"]
+    assert tr["overlapping_calls"] > 0
+    assert tr["overlapping_calls_kept"] >= tr["overlapping_calls"] - tr["dependencies"]
+    assert tr["think_recorded_ns"] == think.think_time(t["events"])
+    # the same recording read as version 2 (dups left out): today's on-demand opens
+    v2 = tmp_path / "par-v2.trace"
+    with open(v2, "w") as f:
+        lines = subprocess.run(["zcat", str(trace)], capture_output=True, text=True,
+                               check=True).stdout.splitlines()
+        f.write("\n".join(["ppf-trace 2"] + [ln for ln in lines[1:] if " dup " not in ln]) + "\n")
+    d2 = run_json(v2, tree, tmp_path, "--think=sleep", name="v2.json")
+    assert d2["fds"]["opened_on_demand"] > 0 and d2["fds"]["dups"] == 0
+    assert (d2["errors"]["unexpected"], d2["errors"]["no_fd"]) == (0, 0), d2["errors"]["first"]

@@ -56,3 +56,17 @@ def test_recorded_gaps(tmp_path):
     assert all(g >= 0 for g in gaps)
     assert sum(gaps) < sum(rawgaps)
     assert all(g <= r for g, r in zip(gaps, rawgaps))
+
+
+def test_correct_times_overlapping():
+    """Calls of pid 2 during pid 1's long call: pid 1's next call is placed
+    after its own call (gap 100 - 20), not after pid 2's calls with their
+    corrections carried over (the global walk put it at 1040)."""
+    cal = {"total": 30, "dur": 10, "gap": 20}
+    calls = [mkcall(0, 1000, 1, 0), mkcall(100, 15, 2, 1), mkcall(200, 15, 2, 2),
+             mkcall(1100, 15, 1, 3)]
+    t = rec.correct_times(calls, cal)
+    assert t[0] == (0, 990)
+    assert t[1] == (100, 5)          # nothing had ended: as recorded from the first call
+    assert t[2] == (105 + 65, 5)     # after its own call: gap 85 - 20
+    assert t[3] == (990 + 80, 5)     # after its own long call: gap 100 - 20

@@ -10,13 +10,14 @@ H = "ppf-trace 1\n"
 F = H + "file 0 100 pre a\n"
 H2 = "ppf-trace 2\n"
 F2 = H2 + "file 0 100 pre a\nfile 1 0 newdir d\n"
+F3 = "ppf-trace 3\nfile 0 100 pre a\n"
 CASES = [
     # (name, input, line, reason)
-    ("empty", "", 1, "missing header 'ppf-trace 2' (empty input)"),
-    ("no header", "file 0 1 pre a\n", 1, "missing header 'ppf-trace 2'"),
+    ("empty", "", 1, "missing header 'ppf-trace 3' (empty input)"),
+    ("no header", "file 0 1 pre a\n", 1, "missing header 'ppf-trace 3'"),
     ("bad version", "ppf-trace x\n", 1, "bad version in header"),
-    ("future version", "ppf-trace 3\n", 1, "unsupported version 3 (this parser reads 1 to 2)"),
-    ("version zero", "ppf-trace 0\n", 1, "unsupported version 0 (this parser reads 1 to 2)"),
+    ("future version", "ppf-trace 4\n", 1, "unsupported version 4 (this parser reads 1 to 3)"),
+    ("version zero", "ppf-trace 0\n", 1, "unsupported version 0 (this parser reads 1 to 3)"),
     ("truncated", F + "1 2 3 open 0 0x0 3", 3, "last line not terminated by newline (truncated?)"),
     ("nul", H + "meta name a\0b\n", 2, "NUL byte in line"),
     ("unknown line", H + "bogus\n", 2, "unknown line type"),
@@ -79,6 +80,14 @@ CASES = [
     ("dropped bad number", H2 + "meta dropped_events x\n", 2, "meta dropped_events: bad number"),
     ("inherited dup", H2 + "meta inherited_fd_calls 1\nmeta inherited_fd_calls 1\n", 3,
      "duplicate meta inherited_fd_calls"),
+    # version 3: dup events (only successful ones: RESULT is the new fd)
+    ("v2 dup", F2 + "1 2 3 dup 0 3 0x0 4\n", 4, "unknown op 'dup'"),
+    ("v1 dup", F + "1 2 3 dup 0 3 0x0 4\n", 3, "unknown op 'dup'"),
+    ("dup args", F3 + "1 2 3 dup 0 3 4\n", 3, "dup: expected 3 arguments, got 2"),
+    ("dup fd", F3 + "1 2 3 dup 0 -3 0x0 4\n", 3, "dup: bad fd"),
+    ("dup flags", F3 + "1 2 3 dup 0 3 0 4\n", 3, "dup: bad flags"),
+    ("dup failed", F3 + "1 2 3 dup 0 3 0x0 -9\n", 3, "dup: bad result"),
+    ("dup result range", F3 + "1 2 3 dup 0 3 0x0 2147483648\n", 3, "dup: bad result"),
     # A key neither parser knows (a newer writer's) is also allowed only once.
     ("unknown key dup", H2 + "meta future_key a\nmeta name n\nmeta future_key b\n", 4,
      "duplicate meta future_key"),
@@ -154,3 +163,29 @@ def test_v1_still_read(tmp_path, check_bin):
     c = subprocess.run([check_bin, str(p)], capture_output=True, text=True, check=True)
     py = subprocess.run([PPF_TRACE, "info", str(p)], capture_output=True, text=True, check=True)
     assert c.stdout == py.stdout and "version 1\n" in c.stdout and "dropped_events -\n" in c.stdout
+
+
+def test_v3_dup(tmp_path, check_bin):
+    p = tmp_path / "v3.trace"
+    p.write_text(F3 + "1 2 3 open 0 0x0 5\n3 1 3 dup 0 5 0x0 6\n4 1 3 close 0 5 0\n"
+                 "5 1 3 read 0 6 0 100 100\n6 1 3 dup 0 6 0x80000 9\n7 1 3 close 0 6 0\n")
+    c = subprocess.run([check_bin, str(p)], capture_output=True, text=True, check=True)
+    py = subprocess.run([PPF_TRACE, "info", str(p)], capture_output=True, text=True, check=True)
+    assert c.stdout == py.stdout
+    assert "version 3\n" in c.stdout and "dups 2\n" in c.stdout and "closes 2\n" in c.stdout
+    from ppftrace import fmt
+    t = fmt.load_trace(str(p))
+    assert [e.args for e in t["events"] if e.op == "dup"] == [(5, 0, 6), (6, 0x80000, 9)]
+
+
+@pytest.mark.parametrize("name", ["andrew", "glimpse", "gnuld"])
+def test_recorded_v2_workloads_still_read(check_bin, name):
+    """The workloads' traces are version 2: both parsers still read them, with
+    the version 2 vocabulary (no dup events), and agree."""
+    import os
+    from conftest import TOOLS
+    p = os.path.join(TOOLS, "..", "..", "eval", "workloads", name, name + ".trace.gz")
+    c = subprocess.run([check_bin, p], capture_output=True, text=True, check=True)
+    py = subprocess.run([PPF_TRACE, "info", p], capture_output=True, text=True, check=True)
+    assert c.stdout == py.stdout
+    assert "version 2\n" in c.stdout and "dups 0\n" in c.stdout

@@ -105,7 +105,7 @@ def test_namespace_ops(workdir, check_bin):
                          "mv d/b d/e/ && cat d/e/b >/dev/null && ls d >/dev/null && "
                          "cat d 2>/dev/null; rm -rf d && mkdir x && rmdir x"],
                out="ns.trace")
-    assert t["version"] == 2
+    assert t["version"] == fmt.VERSION == 3
     files = t["files"]
     byname = {f[2]: (i, f) for i, f in enumerate(files)}
     for d in (b"d", b"d/e", b"x"):
@@ -210,3 +210,64 @@ def test_unknown_size_counted(workdir, tmp_path_factory, check_bin):
     assert b"old.bin" in t["meta"]["dropped_events_reason"]
     assert not [f for f in t["files"] if f[2].endswith(b"/old.bin")]
     assert same_counts(check_bin, workdir / "d.trace")["dropped_events"] == "1"
+
+
+def test_dup_events(workdir, check_bin):
+    """dup, dup2, dup3 and fcntl F_DUPFD[_CLOEXEC] of a traced file are dup
+    events (version 3): fd, O_CLOEXEC or 0, the new fd; reads through the
+    copies keep the shared offset."""
+    shutil.copy(os.path.join(HERE, "prog_dup.py"), workdir / "prog.py")
+    t = record(workdir, [PY, "prog.py"], out="dup.trace")
+    did = [i for i, f in enumerate(t["files"]) if f[2] == b"data.bin"][0]
+    evs = [e for e in t["events"] if e.fid == did]
+    opened = [e.args[1] for e in evs if e.op == "open"]
+    assert len(opened) == 1
+    fd = opened[0]
+    a = fd + 1  # the lowest free number after fd
+    assert [e.args for e in evs if e.op == "dup"] == [
+        (fd, os.O_CLOEXEC, a), (a, 0, 10), (a, os.O_CLOEXEC, 20), (a, 0, 30),
+        (a, os.O_CLOEXEC, 31)]
+    assert [(e.args[0], e.args[1], e.args[3]) for e in evs if e.op == "read"] == [
+        (a, 0, 100), (10, 100, 50), (30, 150, 10)]
+    assert sorted(e.args[0] for e in evs if e.op == "close") == sorted([fd, a, 10, 20, 30, 31])
+    n = same_counts(check_bin, workdir / "dup.trace")
+    assert n["dups"] == "5"
+
+
+def test_writer_names_oldest_version(tmp_path, check_bin):
+    """The writer's header is the oldest version that holds the trace (at
+    least 2): a trace without dup events reads as the version 2 it was before."""
+    files = [(100, "pre", b"a"), (0, "newdir", b"d")]
+    ev = [(0, 10, 3, "open", 0, (0, 5)), (20, 10, 3, "mkdir", 1, (0,))]
+    for extra, want in (([], 2), ([(30, 10, 3, "dup", 0, (5, 0, 6))], 3)):
+        p = tmp_path / ("w%d.trace" % want)
+        fmt.write_trace(p, [("name", "w")], files, ev + extra)
+        assert p.read_text().startswith("ppf-trace %d\n" % want)
+        assert fmt.load_trace(str(p))["version"] == want
+        same_counts(check_bin, p)
+
+
+def test_reset_before_each_run(workdir):
+    """--reset CMD runs (untraced) before the untraced and before the traced
+    run: a command that does not clean up after itself starts from the
+    snapshot's tree both times, and the reset is not in the trace."""
+    res = subprocess.run([PPF_TRACE, "record", "-o", str(workdir / "r.trace"), "--root",
+                          str(workdir), "--untraced-run", "--no-calibrate",
+                          "--reset", "rm -rf o; echo reset >> resets.log", "--", "sh", "-c",
+                          "test -e o/out.txt && cat o/out.txt; mkdir o; echo x > o/out.txt"],
+                         cwd=workdir, capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    assert "did not start from" not in res.stderr and "removed by the traced run" not in res.stderr
+    assert (workdir / "resets.log").read_text() == "reset\nreset\n"
+    t = fmt.load_trace(str(workdir / "r.trace"))
+    names = {f.path for f in t["files"]}
+    assert b"resets.log" not in names and not any(p.endswith(b"/rm") for p in names)
+    out = [i for i, f in enumerate(t["files"]) if f.path == b"o/out.txt"][0]
+    assert t["files"][out][:2] == (0, True)
+    assert [e.args[-1] for e in t["events"] if e.fid == out and e.op == "stat"] == [-2]
+    # a failing reset stops the recording and says which
+    res = subprocess.run([PPF_TRACE, "record", "-o", str(workdir / "f.trace"), "--root",
+                          str(workdir), "--no-calibrate", "--reset", "exit 3", "--", "true"],
+                         cwd=workdir, capture_output=True, text=True)
+    assert res.returncode == 1 and not (workdir / "f.trace").exists()
+    assert "--reset command failed (exit 3) before the traced run: exit 3" in res.stderr

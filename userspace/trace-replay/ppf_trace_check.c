@@ -55,6 +55,7 @@ int main(int argc, char **argv)
 		printf("renames %llu\n", (unsigned long long)s.renames);
 		printf("mkdirs %llu\n", (unsigned long long)s.mkdirs);
 		printf("rmdirs %llu\n", (unsigned long long)s.rmdirs);
+		printf("dups %llu\n", (unsigned long long)s.dups);
 		ppf_print_ns("elapsed_ns", t->elapsed_ns);
 		ppf_print_ns("corrected_elapsed_ns", t->corrected_elapsed_ns);
 		ppf_print_ns("untraced_elapsed_ns", t->untraced_elapsed_ns);

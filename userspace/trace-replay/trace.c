@@ -36,18 +36,19 @@ static const char *const ppf_op_names[PPF_OP_COUNT] = {
 	[PPF_OP_OPEN] = "open", [PPF_OP_EXEC] = "exec", [PPF_OP_READ] = "read",
 	[PPF_OP_WRITE] = "write", [PPF_OP_MMAP] = "mmap", [PPF_OP_CLOSE] = "close",
 	[PPF_OP_STAT] = "stat", [PPF_OP_UNLINK] = "unlink", [PPF_OP_RENAME] = "rename",
-	[PPF_OP_MKDIR] = "mkdir", [PPF_OP_RMDIR] = "rmdir",
+	[PPF_OP_MKDIR] = "mkdir", [PPF_OP_RMDIR] = "rmdir", [PPF_OP_DUP] = "dup",
 };
 
-/* First op that needs version 2. */
+/* First op that needs version 2, version 3. */
 #define PPF_OP_FIRST_V2 PPF_OP_UNLINK
+#define PPF_OP_FIRST_V3 PPF_OP_DUP
 
 /* Argument count per op after the five common fields. */
 static const int ppf_op_nargs[PPF_OP_COUNT] = {
 	[PPF_OP_OPEN] = 2, [PPF_OP_EXEC] = 1, [PPF_OP_READ] = 4,
 	[PPF_OP_WRITE] = 4, [PPF_OP_MMAP] = 4, [PPF_OP_CLOSE] = 2,
 	[PPF_OP_STAT] = 1, [PPF_OP_UNLINK] = 1, [PPF_OP_RENAME] = 3,
-	[PPF_OP_MKDIR] = 1, [PPF_OP_RMDIR] = 1,
+	[PPF_OP_MKDIR] = 1, [PPF_OP_RMDIR] = 1, [PPF_OP_DUP] = 3,
 };
 
 const char *ppf_trace_op_name(enum ppf_trace_op op)
@@ -386,7 +387,7 @@ static int ppf_file_line(struct ppf_parser *p, const char *s, size_t len)
 
 static int ppf_event_op(const struct ppf_field *f, int version, enum ppf_trace_op *op)
 {
-	int i, n = version >= 2 ? PPF_OP_COUNT : PPF_OP_FIRST_V2;
+	int i, n = version >= 3 ? PPF_OP_COUNT : version == 2 ? PPF_OP_FIRST_V3 : PPF_OP_FIRST_V2;
 
 	for (i = 0; i < n; i++) {
 		if (ppf_is(f, ppf_op_names[i])) {
@@ -435,6 +436,16 @@ static int ppf_event_args(struct ppf_parser *p, struct ppf_trace_event *e,
 			return ppf_fail(p, "rename: bad result");
 		return 0;
 	}
+	case PPF_OP_DUP:
+		/* only successful dups are events: RESULT is the new fd */
+		if (ppf_parse_i64(&a[0], 0, INT32_MAX, &fd))
+			return ppf_fail(p, "dup: bad fd");
+		e->fd = (int32_t)fd;
+		if (ppf_parse_hex32(&a[1], &e->flags))
+			return ppf_fail(p, "dup: bad flags");
+		if (ppf_parse_i64(&a[2], 0, INT32_MAX, &e->result))
+			return ppf_fail(p, "dup: bad result");
+		return 0;
 	case PPF_OP_CLOSE:
 		if (ppf_parse_i64(&a[0], 0, INT32_MAX, &fd))
 			return ppf_fail(p, "close: bad fd");

@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 /* Version written by ppf-trace record; the parser reads MIN..VERSION. */
-#define PPF_TRACE_VERSION 2
+#define PPF_TRACE_VERSION 3
 #define PPF_TRACE_MIN_VERSION 1
 /* Value of a numeric meta field that the trace does not carry. */
 #define PPF_TRACE_UNKNOWN UINT64_MAX
@@ -37,6 +37,8 @@ enum ppf_trace_op {
 	PPF_OP_RENAME,		/* rename, renameat, renameat2: file -> file2 */
 	PPF_OP_MKDIR,		/* mkdir, mkdirat */
 	PPF_OP_RMDIR,		/* rmdir, unlinkat(AT_REMOVEDIR) */
+	/* version 3 */
+	PPF_OP_DUP,		/* dup, dup2, dup3, fcntl F_DUPFD[_CLOEXEC]: fd -> result */
 	PPF_OP_COUNT
 };
 
@@ -53,10 +55,11 @@ struct ppf_trace_event {
 	uint32_t pid;
 	enum ppf_trace_op op;
 	uint32_t file;			/* index into ppf_trace.files */
-	int32_t fd;			/* -1 when the op has none (exec, stat, failed open) */
+	int32_t fd;			/* -1 when the op has none (exec, stat, failed open);
+					   dup: the fd duplicated (result: the new fd) */
 	int64_t offset, len, result;	/* -1 when the op has none */
 	uint32_t flags;			/* open: Linux O_* bits; mmap: PROT_* bits;
-					   rename: RENAME_* bits; else 0 */
+					   rename: RENAME_* bits; dup: O_CLOEXEC or 0; else 0 */
 	uint32_t file2;			/* rename: index of the target; else PPF_TRACE_NO_FILE */
 };
 
@@ -91,6 +94,8 @@ struct ppf_trace_stats {
 	/* version 2 */
 	uint64_t unlinks, renames, mkdirs, rmdirs;
 	uint64_t dirs;			/* file table entries that are directories */
+	/* version 3 */
+	uint64_t dups;
 };
 
 /* 0 on success; on error -1 and a message "FILE:LINE: what is wrong" in err */

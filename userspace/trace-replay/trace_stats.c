@@ -59,6 +59,9 @@ void ppf_trace_get_stats(const struct ppf_trace *t, struct ppf_trace_stats *s)
 		case PPF_OP_RMDIR:
 			s->rmdirs++;
 			break;
+		case PPF_OP_DUP:
+			s->dups++;
+			break;
 		default:
 			break;
 		}

@@ -305,12 +305,18 @@ class Tracker:
 
     # --- fd table ----------------------------------------------------------
     def _dup(self, c: Call, cloexec: bool = False) -> None:
+        """dup, dup2, dup3, fcntl F_DUPFD[_CLOEXEC]: the new fd shares the
+        description. On a traced file it is a dup event (version 3), so the
+        replay duplicates its fd instead of opening the file again."""
         fd, path = self._fdarg(c)
         if fd is None or c.ret < 0:
             return
         t = self._table(c.pid)
         ofd = t[fd].ofd if fd in t else OFD(clean(path) if path else None, inherited=True)
         t[c.ret] = FdEntry(ofd, cloexec)
+        if c.ret == fd or ofd.inherited or ofd.isdir or path is None:
+            return  # dup2(fd, fd) changes nothing; inherited fds and directories are not events
+        self._emit(c, "dup", path, fd, O_CLOEXEC if cloexec else 0, c.ret)
 
     def _sys_dup(self, c: Call) -> None: self._dup(c)
     def _sys_dup2(self, c: Call) -> None: self._dup(c)

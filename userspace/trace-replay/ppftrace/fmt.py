@@ -7,8 +7,8 @@ import gzip
 import os
 from typing import Dict, Iterable, List, NamedTuple, NoReturn, Sequence, Tuple, TypedDict, Union
 
-VERSION = 2           # what the writer writes
-READ_VERSIONS = (1, 2)  # what the reader accepts
+VERSION = 3           # the newest version: what the writer writes when a trace needs it
+READ_VERSIONS = (1, 2, 3)  # what the reader accepts
 OPS = {  # op -> names of the arguments after "START DUR PID OP FILE"
     "open": ("flags", "result"),
     "exec": ("result",),
@@ -22,9 +22,14 @@ OPS = {  # op -> names of the arguments after "START DUR PID OP FILE"
     "rename": ("newfile", "flags", "result"),
     "mkdir": ("result",),
     "rmdir": ("result",),
+    # version 3: only successful dups; result is the new fd
+    "dup": ("fd", "flags", "result"),
 }
 V1_OPS = ("open", "exec", "read", "write", "mmap", "close", "stat")
-ORIGINS = {1: ("pre", "new"), 2: ("pre", "new", "dir", "newdir")}
+V2_OPS = V1_OPS + ("unlink", "rename", "mkdir", "rmdir")
+OPS_BY_VERSION = {1: V1_OPS, 2: V2_OPS, 3: tuple(OPS)}
+ORIGINS = {1: ("pre", "new"), 2: ("pre", "new", "dir", "newdir"),
+           3: ("pre", "new", "dir", "newdir")}
 HEX_ARGS = {"flags", "prot"}
 META_NUMS = ("elapsed_ns", "corrected_elapsed_ns", "untraced_elapsed_ns",
              "compute_ns", "traced_syscalls", "strace_overhead_ns",
@@ -125,20 +130,38 @@ def unescape(s: str) -> bytes:
     return bytes(out)
 
 
+def oldest_version(origins: Iterable[str], ops: Iterable[str]) -> int:
+    """The oldest format version whose vocabulary holds these origins and ops."""
+    need = 1
+    for o in origins:
+        need = max(need, min(v for v in READ_VERSIONS if o in ORIGINS[v]))
+    for op in ops:
+        need = max(need, min(v for v in READ_VERSIONS if op in OPS_BY_VERSION[v]))
+    return need
+
+
 def write_trace(path: StrPath, meta: Iterable[Tuple[str, object]],
                 files: Iterable[Tuple[int, str, bytes]],
                 events: Iterable[Tuple[int, int, int, str, int, Sequence[int]]]) -> None:
     """meta: list of (key, value); files: list of (size, origin, pathbytes)
     with origin one of pre/new/dir/newdir; events: list of
-    (start, dur, pid, op, fid, args) sorted by start."""
-    lines = ["ppf-trace %d" % VERSION]
+    (start, dur, pid, op, fid, args) sorted by start.
+
+    The header names the oldest version that holds the trace, at least 2: a
+    recording with dup events is version 3, one without is the version 2 it
+    would have been before (same bytes, so traces derived from version 2
+    ones, e.g. eval/harness/synth.py's, do not change; older parsers read
+    them)."""
+    files, events = list(files), list(events)
+    version = max(2, oldest_version((f[1] for f in files), (e[3] for e in events)))
+    lines = ["ppf-trace %d" % version]
     for k, v in meta:
         if v is None:
             continue
         raw = v if isinstance(v, bytes) else str(v).encode()
         lines.append("meta %s %s" % (k, escape(raw)))
     for i, (size, origin, p) in enumerate(files):
-        assert origin in ORIGINS[VERSION]
+        assert origin in ORIGINS[version]
         lines.append("file %d %d %s %s" % (i, size, origin, escape(p)))
     for start, dur, pid, op, fid, args in events:
         parts = [str(start), str(dur), str(pid), op, str(fid)]
@@ -305,7 +328,7 @@ class _Reader:
         except ValueError:
             self.fail("bad pid")
         op = f[3]
-        if op not in OPS or (self.ver < 2 and op not in V1_OPS):
+        if op not in OPS_BY_VERSION[self.ver]:
             self.fail("unknown op '%s'" % op[:32])
         try:
             fid = _uint(f[4], 2**32 - 1)
@@ -333,7 +356,7 @@ class _Reader:
                     v = _uint(s, 2**32 - 1)
                 elif nm == "result":
                     hi = 2**63 - 1 if op in ("read", "write") else 2**31 - 1 if op == "open" else 0
-                    v = _int(s, -4095, hi)
+                    v = _int(s, 0, 2**31 - 1) if op == "dup" else _int(s, -4095, hi)
                 else:
                     v = _int(s, *ARG_RANGES[nm])
             except ValueError:
@@ -391,7 +414,7 @@ def stats(t: Trace) -> Dict[str, int]:
     """Same counts, names and order as ppf-trace-check (trace_stats.c)."""
     s = dict.fromkeys(("opens", "failed_opens", "execs", "reads", "bytes_read",
                        "writes", "bytes_written", "mmaps", "mapped_bytes",
-                       "closes", "stats", "unlinks", "renames", "mkdirs", "rmdirs"), 0)
+                       "closes", "stats", "unlinks", "renames", "mkdirs", "rmdirs", "dups"), 0)
     for _, _, _, op, _, a in t["events"]:
         if op == "open":
             s["opens"] += 1
@@ -407,7 +430,7 @@ def stats(t: Trace) -> Dict[str, int]:
             s["mapped_bytes"] += a[2]
         elif op == "close":
             s["closes"] += 1
-        elif op in ("stat", "unlink", "rename", "mkdir", "rmdir"):
+        elif op in ("stat", "unlink", "rename", "mkdir", "rmdir", "dup"):
             s[op + "s"] += 1
     return s
 

@@ -62,33 +62,54 @@ def untraced_run(argv: List[str]) -> Untraced:
     return Untraced(elapsed, int((ru.ru_utime + ru.ru_stime) * 1e9), proc.returncode)
 
 
+def reset_tree(cmd: str, when: str) -> None:
+    """--reset: put the tree back in its starting state, untraced (sh -c CMD
+    in the current directory); a failing reset stops the recording."""
+    print("ppf-trace: reset %s: %s" % (when, cmd), file=sys.stderr)
+    rc = subprocess.run(["sh", "-c", cmd]).returncode
+    if rc != 0:
+        sys.exit("ppf-trace record: --reset command failed (exit %d) %s: %s" % (rc, when, cmd))
+
+
 def correct_times(calls: Iterable[Call], cal: Overhead) -> Dict[int, Tuple[int, int]]:
     """Remove strace's per-call cost from the timeline.
 
-    Walk all traced calls in global start order (the workloads we target run
-    one process at a time, so wall clock is one sequence of calls and gaps).
-    Each duration loses cal['dur'], each gap before a call loses cal['gap'],
-    both clamped at 0; overlapping calls of parallel processes keep their
-    relative overlap. Returns {seq: (start, dur)} relative to the first call.
+    Each call is placed after what it waited for, as ppf-replay (and
+    think.py) define it: its own process's previous call and the prefix of
+    calls that had all ended when it started (need: the first earlier call
+    still running). The gap since the later of those two ends loses
+    cal['gap'] and the duration cal['dur'], both clamped at 0. For calls
+    that do not overlap that is the walk in global start order (every gap
+    and every duration corrected once); overlapping calls are placed after
+    what had ended, not after a call still running. Processes whose calls
+    interleave are still corrected as one sequence (right when they took
+    turns; over-corrected when they computed at the same time: whether a
+    process waited in a gap is not in the trace). Calls are in global start
+    order; returns {seq: (start, dur)} relative to the first call.
     """
     out: Dict[int, Tuple[int, int]] = {}
-    prev: Optional[Tuple[Call, int, int]] = None
-    last_end: Dict[int, int] = {}  # pid -> corrected end of its previous call
-    for c in calls:
-        dur = max(c.dur - cal["dur"], 0)
-        if prev is None:
-            start = 0
+    cs = list(calls)
+    raw_end = [c.ts + c.dur for c in cs]
+    new_end: List[int] = []
+    own: Dict[int, Tuple[int, int]] = {}  # pid -> (raw end, corrected end) of its previous call
+    need = 0
+    pre: Optional[Tuple[int, int]] = None  # latest (raw, corrected) ends among calls [0, need)
+    for i, c in enumerate(cs):
+        while need < i and raw_end[need] <= c.ts:
+            r, n = raw_end[need], new_end[need]
+            pre = (r, n) if pre is None else (max(pre[0], r), max(pre[1], n))
+            need += 1
+        refs = [x for x in (own.get(c.pid), pre) if x is not None]
+        if not refs:
+            start = 0 if i == 0 else out[cs[0].seq][0] + max(c.ts - cs[0].ts, 0)
         else:
-            pc, ps, pd = prev
-            gap = c.ts - (pc.ts + pc.dur)
-            if gap >= 0:
-                start = ps + pd + max(gap - cal["gap"], 0)
-            else:
-                start = ps + min(c.ts - pc.ts, pd)
-        start = max(start, last_end.get(c.pid, 0))
-        last_end[c.pid] = start + dur
+            r_raw = max(r[0] for r in refs)
+            r_new = max(r[1] for r in refs)
+            start = r_new + max(c.ts - r_raw - cal["gap"], 0)
+        dur = max(c.dur - cal["dur"], 0)
         out[c.seq] = (start, dur)
-        prev = (c, start, dur)
+        new_end.append(start + dur)
+        own[c.pid] = (raw_end[i], start + dur)
     return out
 
 
@@ -399,6 +420,10 @@ def record(args: argparse.Namespace) -> int:
     meta: List[Tuple[str, object]] = [("name", name), ("command", shlex.join(argv)), ("root", root),
                                       ("tracer", strace_run.strace_version())]
 
+    # --reset before each run (the snapshot describes the reset tree), so the
+    # command need not clean up after the untraced run itself.
+    if args.reset is not None:
+        reset_tree(args.reset, "before the %s run" % ("untraced" if args.untraced_run else "traced"))
     # Snapshot first: the file table describes the tree the workload starts
     # from, even if --untraced-run leaves its outputs behind.
     snap, snapdirs = snapshot(root) if not args.no_snapshot else (None, None)
@@ -407,6 +432,8 @@ def record(args: argparse.Namespace) -> int:
         untraced = untraced_run(argv)
         print("ppf-trace: untraced run: %.3f s elapsed, %.3f s user+sys (exit %d)" % (
             untraced.elapsed_ns / 1e9, untraced.cpu_ns / 1e9, untraced.returncode), file=sys.stderr)
+        if args.reset is not None:
+            reset_tree(args.reset, "before the traced run")
 
     cal: Overhead = {"total": 0, "dur": 0, "gap": 0}
     if not args.no_calibrate:

@@ -142,6 +142,32 @@ static int do_fd_op(struct replay_thread *th, struct replay_event *e, enum repla
 	return touch_map(fd, (uint64_t)e->off, (uint64_t)e->len);
 }
 
+/*
+ * dup (version 3): a real dup of the source slot's fd, so the new fd shares
+ * its description as in the recording and nothing is opened again. A dup
+ * onto a number whose last holder this was closes that slot, as dup2 does.
+ */
+static int do_dup(struct replay_state *r, struct replay_event *e, enum replay_skip *skipped)
+{
+	int fd = replay_slot_fd(r, e), nfd;
+
+	if (fd < 0) {
+		*skipped = SKIP_NO_FD;
+		return -EBADF;
+	}
+	nfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (nfd < 0)
+		return -errno;
+	r->slot_fd[e->slot2] = nfd;
+	if (e->drop_slot >= 0) {
+		if (r->slot_fd[e->drop_slot] >= 0)
+			close(r->slot_fd[e->drop_slot]);
+		r->slot_fd[e->drop_slot] = -1;
+		r->slot_closed[e->drop_slot] = 1;
+	}
+	return 0;
+}
+
 /* Run one event's call; returns 0 or -errno; *skipped when not issued. */
 int replay_do_op(struct replay_thread *th, struct replay_event *e, enum replay_skip *skipped)
 {
@@ -177,6 +203,8 @@ int replay_do_op(struct replay_thread *th, struct replay_event *e, enum replay_s
 	case PPF_OP_MMAP:
 	case PPF_OP_CLOSE:
 		return do_fd_op(th, e, skipped);
+	case PPF_OP_DUP:
+		return do_dup(r, e, skipped);
 	case PPF_OP_STAT: {
 		struct stat st;
 

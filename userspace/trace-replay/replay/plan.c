@@ -5,11 +5,14 @@
  * think time), one thread per recorded pid, and the shared I/O buffers.
  * Definitions: docs/replay.md.
  */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "run.h"
+
+#define PLAN_NONE UINT32_MAX
 
 static int cmp_u32(const void *a, const void *b)
 {
@@ -103,36 +106,183 @@ static int plan_threads(struct replay_state *r, uint32_t *pids)
 	return 0;
 }
 
-/*
- * Ordering: event i waits until every event before need_i has completed.
- * need_i = first earlier event still running when i started (all before
- * it had ended), at least one past the event that opened i's fd, made
- * non-decreasing. For a serial trace need_i = i: a single timeline.
- */
-static void plan_order(struct replay_state *r)
-{
-	size_t p = 0;
-	uint64_t prevneed = 0;
+/* a directory of the file table, sorted by path for plan_parents()'s bsearch */
+struct plan_dir {
+	const char *path;
+	uint32_t id;
+};
 
+static int plan_dir_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct plan_dir *)a)->path, ((const struct plan_dir *)b)->path);
+}
+
+/* The file-table id of each file's parent directory, PLAN_NONE when not in the table. */
+static int plan_parents(const struct ppf_trace *t, uint32_t *parent)
+{
+	struct plan_dir *dirs = malloc((t->nfiles + 1) * sizeof(*dirs));
+	size_t nd = 0;
+
+	if (!dirs)
+		return -1;
+	for (size_t i = 0; i < t->nfiles; i++)
+		if (t->files[i].is_dir)
+			dirs[nd++] = (struct plan_dir){ t->files[i].path, (uint32_t)i };
+	qsort(dirs, nd, sizeof(*dirs), plan_dir_cmp);
+	for (size_t i = 0; i < t->nfiles; i++) {
+		const char *p = t->files[i].path, *slash = strrchr(p, '/');
+		char buf[4096];
+		struct plan_dir key = { buf, 0 }, *hit;
+
+		parent[i] = PLAN_NONE;
+		if (!strcmp(p, ".") || !strcmp(p, "/"))
+			continue;
+		if (!slash)
+			snprintf(buf, sizeof(buf), ".");
+		else if (slash == p)
+			snprintf(buf, sizeof(buf), "/");
+		else
+			snprintf(buf, sizeof(buf), "%.*s", (int)(slash - p), p);
+		hit = nd ? bsearch(&key, dirs, nd, sizeof(*dirs), plan_dir_cmp) : NULL;
+		if (hit)
+			parent[i] = hit->id;
+	}
+	free(dirs);
+	return 0;
+}
+
+/* Did event i change what a later lookup of file f finds (created, removed, renamed, wrote)? */
+static int plan_changes(const struct replay_event *e)
+{
+	switch (e->op) {
+	case PPF_OP_OPEN:
+		return e->res >= 0 && (e->flags & (O_CREAT | O_TRUNC));
+	case PPF_OP_WRITE:
+		return e->res > 0;
+	case PPF_OP_UNLINK:
+	case PPF_OP_RENAME:
+	case PPF_OP_MKDIR:
+	case PPF_OP_RMDIR:
+		return e->res == 0;
+	default:
+		return 0;
+	}
+}
+
+/* Consider candidate c as event i's dep: another thread's, not already in i's prefix. */
+static void plan_dep_candidate(struct replay_state *r, size_t i, uint64_t c)
+{
+	struct replay_event *e = &r->ev[i];
+
+	if (c == REPLAY_NO_DEP || c >= i || c < e->need || r->ev[c].thread == e->thread)
+		return;
+	if (e->dep == REPLAY_NO_DEP || c > e->dep)
+		e->dep = c;
+}
+
+/*
+ * Event i's dep: for an fd op, what made its slot or last used it (a slot
+ * shared by inheritance is used in the recorded order, so its real close
+ * comes after every other holder's calls); for a path op, what last changed
+ * its path or that path's directory.
+ */
+static void plan_dep(struct replay_state *r, size_t i, const uint64_t *last,
+		     const uint32_t *parent, uint64_t *slot_use)
+{
+	struct replay_event *e = &r->ev[i];
+	uint32_t files[2] = { e->file, e->file2 };
+
+	e->dep = REPLAY_NO_DEP;
+	switch (e->op) {
+	case PPF_OP_READ:
+	case PPF_OP_WRITE:
+	case PPF_OP_MMAP:
+	case PPF_OP_CLOSE:
+	case PPF_OP_DUP:
+		if (e->slot < 0)
+			return;
+		if (r->slot_opener[e->slot] >= 0)
+			plan_dep_candidate(r, i, (uint64_t)r->slot_opener[e->slot]);
+		plan_dep_candidate(r, i, slot_use[e->slot]);
+		slot_use[e->slot] = i;
+		if (e->slot2 >= 0)
+			slot_use[e->slot2] = i;
+		return;
+	default:
+		break;
+	}
+	for (int k = 0; k < 2; k++) {
+		if (files[k] == PPF_TRACE_NO_FILE)
+			continue;
+		plan_dep_candidate(r, i, last[files[k]]);
+		if (parent[files[k]] != PLAN_NONE)
+			plan_dep_candidate(r, i, last[parent[files[k]]]);
+	}
+}
+
+/* Could event i, which overlapped an earlier call in the recording, overlap one in the replay? */
+static int plan_can_overlap(const struct replay_state *r, size_t i)
+{
+	const struct replay_event *e = &r->ev[i];
+
+	for (uint64_t j = e->need; j < i; j++)
+		if (r->ev[j].thread != e->thread && j != e->dep)
+			return 1;
+	return 0;
+}
+
+/*
+ * Ordering: event i waits until every event before need_i has completed,
+ * need_i = the first earlier event still running when i started in the
+ * recording (all before it had ended; non-decreasing by construction; for
+ * a serial trace need_i = i), and until its dep has completed: the latest
+ * event of another thread among those that made or last used its fd slot
+ * (open, dup, an inherited fd's other holders) or last changed its path or
+ * that path's directory (create, write, rename, unlink, mkdir, rmdir), when
+ * that event is not already in the prefix. An open no longer waits for
+ * every earlier event: only for these.
+ */
+static int plan_order(struct replay_state *r, const struct ppf_trace *t)
+{
+	uint64_t *last = malloc((r->nfiles + 1) * sizeof(*last));
+	uint32_t *parent = malloc((r->nfiles + 1) * sizeof(*parent));
+	uint64_t *slot_use = malloc((r->nslots + 1) * sizeof(*slot_use));
+	size_t p = 0;
+
+	r->dep_head = malloc((r->nev + 1) * sizeof(*r->dep_head));
+	if (!last || !parent || !slot_use || !r->dep_head || plan_parents(t, parent))
+		return -1;
+	for (size_t f = 0; f < r->nfiles; f++)
+		last[f] = REPLAY_NO_DEP;
+	for (size_t s = 0; s < r->nslots; s++)
+		slot_use[s] = REPLAY_NO_DEP;
 	for (size_t i = 0; i < r->nev; i++) {
 		struct replay_event *e = &r->ev[i];
-		uint64_t need;
 
+		r->dep_head[i] = REPLAY_NO_DEP;
 		while (p < i && r->ev[p].end <= e->start)
 			p++;
-		need = p;
-		if (need < i)
+		e->need = p;
+		plan_dep(r, i, last, parent, slot_use);
+		if (e->dep != REPLAY_NO_DEP) {
+			e->dep_next = r->dep_head[e->dep];
+			r->dep_head[e->dep] = i;
+			r->deps++;
+		}
+		if (p < i) {
 			r->overlapping++;
-		if (e->slot >= 0 && r->slot_opener[e->slot] >= 0 &&
-		    (uint64_t)r->slot_opener[e->slot] + 1 > need)
-			need = (uint64_t)r->slot_opener[e->slot] + 1;
-		if (need < prevneed)
-			need = prevneed;
-		if (need > i)
-			need = i;
-		prevneed = need;
-		e->need = need;
+			r->overlap_kept += (uint64_t)plan_can_overlap(r, i);
+		}
+		if (plan_changes(e)) {
+			last[e->file] = i;
+			if (e->file2 != PPF_TRACE_NO_FILE)
+				last[e->file2] = i;
+		}
 	}
+	free(last);
+	free(parent);
+	free(slot_use);
+	return 0;
 }
 
 /*
@@ -204,7 +354,8 @@ int replay_build_plan(struct replay_state *r, struct ppf_trace *t, const char *d
 		return -1;
 	if (replay_resolve_slots(r))
 		return -1;
-	plan_order(r);
+	if (plan_order(r, t))
+		return -1;
 	plan_think(r, pm);
 	if (plan_buffers(r, maxlen))
 		return -1;

@@ -209,9 +209,10 @@ void replay_report(struct replay_state *r, FILE *o)
 	op = lat_stats(r, PPF_OP_OPEN, -1);
 	fprintf(o, "ppf-replay %s (%s) on %s\n", r->trace_path,
 		r->trace->name ? r->trace->name : "?", r->dir);
-	fprintf(o, "  events %zu, pids/threads %zu, overlapping calls in trace %llu, "
-		   "think=%s exec=%s mmap=%s%s\n",
+	fprintf(o, "  events %zu, pids/threads %zu, overlapping calls in trace %llu "
+		   "(%llu can overlap in the replay), think=%s exec=%s mmap=%s%s\n",
 		r->nev, r->nthreads, (unsigned long long)r->overlapping,
+		(unsigned long long)r->overlap_kept,
 		replay_think_names[r->think_mode], replay_exec_names[r->exec_mode],
 		replay_mmap_names[r->mmap_mode], r->cold ? " cold" : "");
 	fprintf(o, "  spin calibration: %llu iterations in %.3f ms (median of 5, %.3f-%.3f) "
@@ -249,9 +250,10 @@ void replay_report(struct replay_state *r, FILE *o)
 		(unsigned long long)t.unexpected, (unsigned long long)t.expected,
 		(unsigned long long)t.unexp_ok, (unsigned long long)t.nofd,
 		(unsigned long long)t.skipped);
-	fprintf(o, "  fds: %zu open file descriptions, %llu inherited uses, %llu opened on demand; "
-		   "classification: %s\n",
-		r->nslots, (unsigned long long)r->inherited, (unsigned long long)r->implicit_opens,
+	fprintf(o, "  fds: %zu open file descriptions, %llu dups, %llu inherited uses, "
+		   "%llu opened on demand; classification: %s\n",
+		r->nslots - (size_t)r->dups, (unsigned long long)r->dups,
+		(unsigned long long)r->inherited, (unsigned long long)r->implicit_opens,
 		!r->classify ? "off" : r->have_cachestat ? "cachestat+mincore" : "mincore");
 	report_unexpected(r, o);
 }
@@ -301,8 +303,10 @@ int replay_report_json(struct replay_state *r, const char *path)
 	json_str(f, r->trace_path);
 	fprintf(f, ", \"name\": ");
 	json_str(f, r->trace->name);
-	fprintf(f, ", \"events\": %zu, \"pids\": %zu, \"files\": %zu, \"overlapping_calls\": %llu, ",
-		r->nev, r->nthreads, r->nfiles, (unsigned long long)r->overlapping);
+	fprintf(f, ", \"events\": %zu, \"pids\": %zu, \"files\": %zu, \"overlapping_calls\": %llu, "
+		"\"overlapping_calls_kept\": %llu, \"dependencies\": %llu, ",
+		r->nev, r->nthreads, r->nfiles, (unsigned long long)r->overlapping,
+		(unsigned long long)r->overlap_kept, (unsigned long long)r->deps);
 	json_u64(f, "corrected_elapsed_ns", r->trace->corrected_elapsed_ns, 1);
 	json_u64(f, "untraced_elapsed_ns", r->trace->untraced_elapsed_ns, 1);
 	json_u64(f, "compute_ns", r->trace->compute_ns, 1);
@@ -382,9 +386,10 @@ int replay_report_json(struct replay_state *r, const char *path)
 		fprintf(f, ", \"errno\": %d, \"recorded_result\": %lld}", e->err, (long long)e->res);
 		shown++;
 	}
-	fprintf(f, "]},\n  \"fds\": {\"descriptions\": %zu, \"inherited_uses\": %llu, "
-		   "\"opened_on_demand\": %llu}\n}\n",
-		r->nslots, (unsigned long long)r->inherited, (unsigned long long)r->implicit_opens);
+	fprintf(f, "]},\n  \"fds\": {\"descriptions\": %zu, \"dups\": %llu, "
+		   "\"inherited_uses\": %llu, \"opened_on_demand\": %llu}\n}\n",
+		r->nslots - (size_t)r->dups, (unsigned long long)r->dups,
+		(unsigned long long)r->inherited, (unsigned long long)r->implicit_opens);
 	return fclose(f) ? -1 : 0;
 }
 

@@ -53,6 +53,7 @@ enum replay_skip {
 };
 
 #define RT_VEC 4096	/* pages per mincore window */
+#define REPLAY_NO_DEP UINT64_MAX
 
 /* one event: as recorded, as planned (plan.c, slots.c), as replayed */
 struct replay_event {
@@ -64,9 +65,14 @@ struct replay_event {
 	uint8_t op;
 	/* plan */
 	uint8_t implicit_open, close_real;
-	int32_t slot;
+	int32_t slot;		/* the fd's slot (dup: the slot duplicated) */
+	int32_t slot2;		/* dup: the new fd's slot; else -1 */
+	int32_t drop_slot;	/* dup onto an open fd: the slot it closes if last; else -1 */
 	uint32_t thread;
 	uint64_t need;		/* wait until events [0, need) completed */
+	uint64_t dep;		/* and until this event of another thread completed;
+				   REPLAY_NO_DEP when none (plan.c) */
+	uint64_t dep_next;	/* next event with the same dep (wake-up chain) */
 	uint64_t think;		/* recorded think time before the call, ns */
 	uint64_t think_iters;	/* the same in spin iterations */
 	/* results */
@@ -106,7 +112,8 @@ struct replay_state {
 	uint8_t *slot_closed;
 	uint32_t *slot_file;
 	int64_t *slot_opener;
-	uint64_t inherited, implicit_opens, overlapping;
+	uint64_t inherited, implicit_opens, dups, overlapping, overlap_kept, deps;
+	uint64_t *dep_head;	/* per event: first event whose dep it is (chain: dep_next) */
 	uint64_t think_recorded;
 	/* options: enum replay_think, replay_exec, replay_mmap and flags */
 	int think_mode, exec_mode, mmap_mode, classify, cold, mlocked, have_cachestat;

@@ -17,12 +17,13 @@
 /* --think=sleep: gaps shorter than this are waited by polling the clock */
 #define SLEEP_POLL_NS 20000
 
-static void wait_gate(struct replay_thread *th, uint64_t need, uint32_t idx)
+/* Wait until the events before e's need, and e's dep, have completed. */
+static void wait_gate(struct replay_thread *th, const struct replay_event *e, uint32_t idx)
 {
 	struct replay_state *r = th->r;
 
 	pthread_mutex_lock(&r->mu);
-	while (r->done_prefix < need) {
+	while (r->done_prefix < e->need || (e->dep != REPLAY_NO_DEP && !r->done[e->dep])) {
 		th->waiting_on = idx;
 		pthread_cond_wait(&th->cv, &r->mu);
 	}
@@ -47,6 +48,13 @@ static void complete(struct replay_state *r, uint32_t idx)
 			if (o->waiting_on == j)
 				pthread_cond_signal(&o->cv);
 		}
+	}
+	/* and those whose next event waited for this one in particular */
+	for (uint64_t j = r->dep_head[idx]; j != REPLAY_NO_DEP; j = r->ev[j].dep_next) {
+		struct replay_thread *o = &r->th[r->ev[j].thread];
+
+		if (o->waiting_on == j)
+			pthread_cond_signal(&o->cv);
 	}
 	pthread_mutex_unlock(&r->mu);
 }
@@ -87,7 +95,7 @@ static void *thread_main(void *arg)
 		enum replay_skip skipped = SKIP_NONE;
 		int ret;
 
-		wait_gate(th, e->need, idx);
+		wait_gate(th, e, idx);
 		t_ready = replay_now();
 		e->t_ready = t_ready;
 		think(r, e, t_ready);
