@@ -55,7 +55,8 @@ for i in $(seq 1 "$RUNS"); do
   rm -f "$tmp"
   say "recording $name: make -j$JOBS"
   ( cd "$SCRATCH" && "$PPF_TRACE" record -o "$tmp" --root "$SCRATCH" --name "$name" \
-      --untraced-run -- bash ./pbuild.sh "$SCRATCH" "$JOBS" )
+      --untraced-run --reset "rm -rf $SCRATCH/obj $SCRATCH/tmp" \
+      -- bash ./pbuild.sh "$SCRATCH" "$JOBS" )
   [[ -s "$tmp" ]] || die "recorder wrote no trace"
   mv "$tmp" "$out"
   say "wrote $out ($(stat -c %s "$out") bytes)"
