@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Record the `mixed` workload: andrew and three pystart start-ups at once.
+#
+#   eval/workloads/mixed/record.sh [RUNS]          (default 2)
+#
+# Writes eval/workloads/mixed/mixed-I.trace.gz for I = 1..RUNS.  Uses the
+# recipes of eval/workloads/andrew (prepare.sh: the zlib input tree) and
+# eval/workloads/pystart (plot.py; Debian's python3 and python3-matplotlib).
+#
+# Environment: PPF_WORKDIR (default /var/tmp/ppf-work; uses $PPF_WORKDIR/mixed),
+# PPF_TRACE (default <repo>/userspace/trace-replay/ppf-trace).
+set -euo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+REPO="$(cd "$HERE/../../.." && pwd)"
+RUNS="${1:-2}"
+W="${PPF_WORKDIR:-/var/tmp/ppf-work}/mixed"
+SCRATCH="$W/scratch"
+PPF_TRACE="${PPF_TRACE:-$REPO/userspace/trace-replay/ppf-trace}"
+export LC_ALL=C
+unset LANG LANGUAGE PYTHONPATH PYTHONHOME PYTHONDONTWRITEBYTECODE
+
+say() { printf 'mixed/record: %s\n' "$*" >&2; }
+die() { say "ERROR: $*"; exit 1; }
+[[ "$RUNS" =~ ^[1-9][0-9]*$ ]] || die "usage: record.sh [RUNS]"
+for p in gcc make strace python3 python3-matplotlib curl; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' \
+    || die "missing Debian package $p (eval/workloads/andrew/record.sh and pystart/record.sh install what they need)"
+done
+[[ -x "$PPF_TRACE" ]] || die "recorder not found at $PPF_TRACE (make -C userspace/trace-replay)"
+
+[[ -d "$SCRATCH" ]] && chmod -R u+w "$SCRATCH"
+rm -rf "$SCRATCH"; mkdir -p "$SCRATCH"
+ANDREW_SCRATCH="$SCRATCH/andrew" PPF_WORKDIR="${PPF_WORKDIR:-/var/tmp/ppf-work}" \
+  "$REPO/eval/workloads/andrew/prepare.sh"
+cp "$REPO/eval/workloads/andrew/andrew.sh" "$SCRATCH/andrew/andrew.sh"
+cp "$REPO/eval/workloads/pystart/plot.py" "$HERE/mixed.sh" "$SCRATCH/"
+# matplotlib's font cache made once, untraced (as in pystart)
+MPLCONFIGDIR="$SCRATCH/mpl" /usr/bin/python3 "$SCRATCH/plot.py" "$SCRATCH/warm.png"
+
+for i in $(seq 1 "$RUNS"); do
+  name="mixed-$i"
+  out="$HERE/$name.trace.gz"
+  tmp="$W/$name.trace.gz"
+  rm -f "$tmp" "$SCRATCH"/figure-*.png
+  say "recording $name"
+  ( cd "$SCRATCH" && "$PPF_TRACE" record -o "$tmp" --root "$SCRATCH" --name "$name" \
+      --untraced-run -- bash ./mixed.sh "$SCRATCH" )
+  [[ -s "$tmp" ]] || die "recorder wrote no trace"
+  mv "$tmp" "$out"
+  "$PPF_TRACE" info "$out" >"$W/$name.info" && head -12 "$W/$name.info"
+done
