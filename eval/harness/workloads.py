@@ -1,10 +1,10 @@
 """Workloads: a trace and the VM it needs (image room, guest RAM, timeout).
 
-Every directory eval/workloads/NAME/ holding NAME.trace.gz is a workload; no
-list in code.  What its VM needs is derived from the trace (derive()): the
-room for the files a run creates from the bytes it writes, the guest's RAM
-from the size of the image that holds the tree, the timeout from how long the
-recorded run took.  An optional eval/workloads/NAME/workload.json overrides
+Every trace eval/workloads/DIR/NAME.trace.gz is the workload NAME (a recipe
+directory may hold several recordings); no list in code.  What its VM needs
+is derived from the trace (derive()): the room for the files a run creates
+from the bytes it writes, the guest's RAM from the size of the image that
+holds the tree, the timeout from how long the recorded run took.  An optional eval/workloads/DIR/workload.json overrides
 any of them ({"room_mb": 900, "memory_mb": 3584, "timeout_s": 5400}); an
 experiment file, or `run --trace`'s options, can override them again.
 A trace outside eval/workloads/ (`run --trace FILE`) gets the same derivation.
@@ -185,34 +185,46 @@ def trace_name(trace: Path) -> str:
     return n
 
 
-def load_workload(d: Path) -> Workload:
-    """eval/workloads/NAME/: NAME.trace.gz and an optional workload.json."""
-    trace = d / f"{d.name}.trace.gz"
-    if not trace.is_file():
-        raise SystemExit(f"harness: {d}: no {trace.name}")
-    over: Dict[str, int] = {}
+def dir_overrides(d: Path) -> Dict[str, int]:
+    """eval/workloads/DIR/workload.json's overrides (none when absent)."""
     conf = d / "workload.json"
-    if conf.exists():
-        try:
-            spec = json.loads(conf.read_text())
-        except json.JSONDecodeError as e:
-            raise SystemExit(f"harness: {conf}: not JSON: {e}")
-        if not isinstance(spec, dict):
-            raise SystemExit(f"harness: {conf}: expected an object")
-        unknown = sorted(set(spec) - set(OVERRIDES) - {"why"})
-        if unknown:
-            raise SystemExit(f"harness: {conf}: unknown keys {unknown} "
-                             f"(known: {', '.join(OVERRIDES)}, why)")
-        over = check_overrides(str(conf), spec)
-    return Workload(d.name, trace, over)
+    if not conf.exists():
+        return {}
+    try:
+        spec = json.loads(conf.read_text())
+    except json.JSONDecodeError as e:
+        raise SystemExit(f"harness: {conf}: not JSON: {e}")
+    if not isinstance(spec, dict):
+        raise SystemExit(f"harness: {conf}: expected an object")
+    unknown = sorted(set(spec) - set(OVERRIDES) - {"why"})
+    if unknown:
+        raise SystemExit(f"harness: {conf}: unknown keys {unknown} "
+                         f"(known: {', '.join(OVERRIDES)}, why)")
+    return check_overrides(str(conf), spec)
+
+
+def load_workloads(d: Path) -> Dict[str, Workload]:
+    """eval/workloads/DIR/: every NAME.trace.gz there is the workload NAME
+    (andrew/andrew.trace.gz; pbuild/pbuild-j2-1.trace.gz ... several
+    recordings of one recipe), with DIR/workload.json's overrides."""
+    over = dir_overrides(d)
+    return {trace_name(t): Workload(trace_name(t), t, over)
+            for t in sorted(d.glob("*.trace.gz")) if t.is_file()}
 
 
 def discover(root: Path = WORKLOAD_DIR) -> Dict[str, Workload]:
-    """Every root/NAME/ holding NAME.trace.gz, by name (sorted)."""
+    """Every trace root/DIR/NAME.trace.gz as the workload NAME (sorted).  Two
+    traces of one name are an error."""
     if not root.is_dir():
         return {}
-    return {d.name: load_workload(d) for d in sorted(root.iterdir())
-            if (d / f"{d.name}.trace.gz").is_file()}
+    out: Dict[str, Workload] = {}
+    for d in sorted(x for x in root.iterdir() if x.is_dir()):
+        for name, w in load_workloads(d).items():
+            if name in out:
+                raise SystemExit(f"harness: two workloads named {name!r}: "
+                                 f"{out[name].trace} and {w.trace}")
+            out[name] = w
+    return dict(sorted(out.items()))
 
 
 WORKLOADS: Dict[str, Workload] = discover()
@@ -222,7 +234,7 @@ def workload(name: str) -> Workload:
     """The discovered workload NAME, or an error listing the ones there are."""
     w = WORKLOADS.get(name)
     if w is None:
-        raise SystemExit(f"harness: no workload {name!r} (eval/workloads/NAME/NAME.trace.gz; "
+        raise SystemExit(f"harness: no workload {name!r} (eval/workloads/*/NAME.trace.gz; "
                          f"found: {', '.join(WORKLOADS) or 'none'})")
     return w
 

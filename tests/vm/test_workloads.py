@@ -100,6 +100,18 @@ class DiscoveryTest(unittest.TestCase):
         self.assertEqual(found["one"].room_mb, 96)
         self.assertEqual((found["two"].room_mb, found["two"].overrides), (200, {"room_mb": 200}))
 
+    def test_several_recordings_in_one_directory(self) -> None:
+        """A recipe directory's recordings are workloads of their own, with
+        the directory's overrides; a name found twice is an error."""
+        for i in (1, 2):
+            write_syn(self.root / "two" / f"two-run{i}.trace.gz")
+        found = workloads.discover(self.root)
+        self.assertEqual(list(found), ["one", "two", "two-run1", "two-run2"])
+        self.assertEqual(found["two-run2"].room_mb, 200)
+        write_syn(self.root / "one" / "two-run1.trace.gz")
+        with self.assertRaisesRegex(SystemExit, "two workloads named 'two-run1'"):
+            workloads.discover(self.root)
+
     def test_bad_workload_json(self) -> None:
         conf = self.root / "two" / "workload.json"
         for text, msg in (('{"room": 1}', r"unknown keys \['room'\]"),
