@@ -21,7 +21,7 @@ from .. import tracefmt
 from ..vm import run as vm
 from ..vm.config import BootRequest
 from ..vm.parse import extract
-from . import build
+from . import build, sparse
 from .profiles import PROFILES, Profile
 from .workloads import TOP, WORKLOADS
 
@@ -94,6 +94,7 @@ def load_experiment(name: str) -> Experiment:
     spec.setdefault("blktrace", [])
     spec.setdefault("icount_shift", 2)
     spec.setdefault("spin_rate", DEFAULT_SPIN_RATE)
+    spec.setdefault("image_in_initramfs", True)  # no virtio disk: docs/results.md, Determinism
     fields = {f.name for f in dataclasses.fields(Experiment)} - {"configs", "spec",
                                                                  "think_scale"}
     return Experiment(configs=expand(spec["configs"]), spec=spec,
@@ -230,7 +231,7 @@ class Runner:
                 adds.append(f"{extra}:/ppf/{k}.gz")
         disks: List[str] = []
         if exp.image_in_initramfs:
-            adds.append(f"{img}:/ppf/image.img")
+            adds.append(f"{sparse.sparse_image(img)}:/ppf/image.img")
         else:
             disks.append(f"{img}:ro")
         req = BootRequest(
