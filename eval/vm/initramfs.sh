@@ -22,6 +22,7 @@
 # and prints "<<<PPF-EXIT nonce=N rc=RC>>>" (N from ppf.nonce= on the command
 # line), then powers off.  See eval/vm/README.md.
 set -euo pipefail
+umask 022  # the archive's modes do not depend on the caller's umask
 
 STAGING=
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)

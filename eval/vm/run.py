@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import hashlib
 import json
 import os
 import shutil
@@ -66,7 +67,11 @@ def _walk_add(src: Path, dest: str) -> List[Tuple[str, int, bytes]]:
         for child in sorted(src.iterdir()):
             entries += _walk_add(child, f"{dest}/{child.name}")
         return entries
-    return [(dest, stat.S_IFREG | (st.st_mode & 0o777), src.read_bytes())]
+    # 0755 or 0644 whatever the host's umask made of the file: the kernel
+    # parses every header digit, a hex letter costs more instructions than a
+    # digit, and under -icount that is time (see initramfs.sh)
+    mode = 0o755 if st.st_mode & 0o111 else 0o644
+    return [(dest, stat.S_IFREG | mode, src.read_bytes())]
 
 
 def build_overlay(script: Optional[str], adds: Sequence[str]) -> bytes:
@@ -83,6 +88,15 @@ def build_overlay(script: Optional[str], adds: Sequence[str]) -> bytes:
     all_entries = [(d, stat.S_IFDIR | 0o755, b"") for d in dirs] + entries
     out = b"".join(_cpio_entry(p, m, d, i + 1) for i, (p, m, d) in enumerate(all_entries))
     return out + _cpio_entry("TRAILER!!!", 0, b"", 0)
+
+
+def sha256_of(path: Path) -> str:
+    """path's SHA-256 in hex."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
 
 
 def compose_initrd(base: Path, overlay: bytes, workdir: Path) -> Path:
@@ -166,13 +180,14 @@ Started = Callable[["subprocess.Popen[bytes]"], None]
 
 
 def run_qemu(req: BootRequest, qemu_cmd: List[str], log_path: Path,
-             started: Optional[Started] = None) -> Result:
+             started: Optional[Started] = None, notes: Sequence[str] = ()) -> Result:
     """Run QEMU in a session of its own (a caller may killpg it: started gets
-    the process) until the marker, a timeout or its end; QEMU is stopped."""
+    the process) until the marker, a timeout or its end; QEMU is stopped.
+    The log starts with the command line and the notes, one "# " line each."""
     res = Result(log=str(log_path))
     t0 = time.monotonic()
     with open(log_path, "w") as log:
-        log.write("# " + " ".join(qemu_cmd) + "\n")
+        log.write("".join(f"# {line}\n" for line in [" ".join(qemu_cmd), *notes]))
         try:
             proc = subprocess.Popen(qemu_cmd, stdin=subprocess.DEVNULL,
                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -224,8 +239,12 @@ def boot(req: BootRequest, started: Optional[Started] = None) -> Result:
             initrd = compose_initrd(req.initrd, build_overlay(req.command, req.adds),
                                     Path(tmp))
         log_path = req.log or Path(tempfile.mkstemp(prefix="ppf-vm-", suffix=".log")[1])
-        qemu_cmd = qemu_command(req, kernel_image(req.kernel), initrd, kernel_cmdline(req))
-        res = run_qemu(req, qemu_cmd, log_path, started)
+        kernel = kernel_image(req.kernel)
+        qemu_cmd = qemu_command(req, kernel, initrd, kernel_cmdline(req))
+        # what the guest is given, by content: two boots with the same
+        # hashes, command line and QEMU run the same instructions (under -icount)
+        notes = [f"kernel sha256 {sha256_of(kernel)}", f"initrd sha256 {sha256_of(initrd)}"]
+        res = run_qemu(req, qemu_cmd, log_path, started, notes)
     if req.no_splat_check and res.status == "splat" and res.guest_rc is not None:
         splats = res.splats
         res.splats = []
