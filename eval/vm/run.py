@@ -34,7 +34,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import IO, Callable, List, Optional, Sequence, Tuple
+from typing import IO, Callable, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 if __package__ in (None, ""):  # run as a script: eval/vm/run.py
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
@@ -117,12 +117,21 @@ def kernel_image(path: Path) -> Path:
     return path / "arch/x86/boot/bzImage" if path.is_dir() else path
 
 
-def qemu_command(req: BootRequest, kernel: Path, initrd: Path, cmdline: str) -> List[str]:
+def qemu_command(req: BootRequest, kernel: Path, initrd: Path, cmdline: str,
+                 console: Optional[Path] = None) -> List[str]:
+    """The QEMU command line; the serial console goes to the file console
+    (else to QEMU's stdout)."""
     # -nic none: the default NIC (e1000 + user networking) made icount runs
     # differ by ~0.1 ms between boots; without it they are bit-identical
     cmd = [req.qemu, "-nographic", "-no-reboot", "-nic", "none", "-m", req.memory,
            "-smp", str(req.smp), "-kernel", str(kernel), "-initrd", str(initrd),
            "-append", cmdline]
+    if console is not None:
+        # QEMU's stdout is non-blocking: when the pipe to us was full, the
+        # UART retried the byte when the host drained it, and the guest saw
+        # its transmitter busy for a host-dependent (virtual) time.  Writes to
+        # a file always complete at once.
+        cmd += ["-serial", f"file:{console}", "-monitor", "none"]
     if req.kvm:
         cmd += ["-accel", "kvm", "-cpu", "host"]
     else:
@@ -153,10 +162,30 @@ def kernel_cmdline(req: BootRequest) -> str:
 # ----------------------------------------------------------------------------
 # Running
 
-def pump(proc: "subprocess.Popen[bytes]", log: IO[str], echo: bool, nonce: str,
+def follow(path: Path, proc: "subprocess.Popen[bytes]") -> Iterator[bytes]:
+    """The lines of the file QEMU writes the console to, as they come, until
+    QEMU has ended and the file is read to its end."""
+    with open(path, "rb") as f:
+        part = b""
+        while True:
+            chunk = f.read(1 << 16)
+            if not chunk:
+                if proc.poll() is None:
+                    time.sleep(0.02)
+                    continue
+                chunk = f.read()  # what QEMU wrote just before it ended
+                if not chunk:
+                    break
+            part += chunk
+            *lines, part = part.split(b"\n")
+            yield from (ln + b"\n" for ln in lines)
+        if part:
+            yield part
+
+
+def pump(lines: Iterable[bytes], log: IO[str], echo: bool, nonce: str,
          res: Result, t0: float) -> None:
-    assert proc.stdout is not None
-    for raw in iter(proc.stdout.readline, b""):
+    for raw in lines:
         line = raw.decode("utf-8", "replace").replace("\r", "")
         log.write(line)
         log.flush()
@@ -180,12 +209,17 @@ Started = Callable[["subprocess.Popen[bytes]"], None]
 
 
 def run_qemu(req: BootRequest, qemu_cmd: List[str], log_path: Path,
-             started: Optional[Started] = None, notes: Sequence[str] = ()) -> Result:
+             started: Optional[Started] = None, notes: Sequence[str] = (),
+             console: Optional[Path] = None) -> Result:
     """Run QEMU in a session of its own (a caller may killpg it: started gets
     the process) until the marker, a timeout or its end; QEMU is stopped.
-    The log starts with the command line and the notes, one "# " line each."""
+    The log starts with the command line and the notes, one "# " line each,
+    then the console: from the file console if qemu_cmd writes it there
+    (QEMU's own messages follow then on its stdout), else from QEMU's stdout."""
     res = Result(log=str(log_path))
     t0 = time.monotonic()
+    if console is not None:
+        console.write_bytes(b"")  # there to be followed before QEMU opens it
     with open(log_path, "w") as log:
         log.write("".join(f"# {line}\n" for line in [" ".join(qemu_cmd), *notes]))
         try:
@@ -198,8 +232,15 @@ def run_qemu(req: BootRequest, qemu_cmd: List[str], log_path: Path,
             return res
         if started is not None:
             started(proc)
+        assert proc.stdout is not None
+        own: Iterable[bytes] = iter(proc.stdout.readline, b"")
+        lines = own if console is None else follow(console, proc)
         reader = threading.Thread(target=pump, daemon=True,
-                                  args=(proc, log, req.echo, req.nonce, res, t0))
+                                  args=(lines, log, req.echo, req.nonce, res, t0))
+        qemu_out: List[bytes] = []  # with console: QEMU's own messages, logged last
+        own_reader = threading.Thread(target=qemu_out.extend, args=(own,), daemon=True)
+        if console is not None:
+            own_reader.start()
         reader.start()
         timed_out = False
         try:
@@ -213,6 +254,9 @@ def run_qemu(req: BootRequest, qemu_cmd: List[str], log_path: Path,
         finally:
             stop(proc)
         reader.join(5)
+        if console is not None:
+            own_reader.join(5)
+            log.write("".join(f"# qemu: {b.decode('utf-8', 'replace')}" for b in qemu_out))
     res.host_total_s = time.monotonic() - t0
     classify(res, timed_out, proc.returncode)
     return res
@@ -240,11 +284,12 @@ def boot(req: BootRequest, started: Optional[Started] = None) -> Result:
                                     Path(tmp))
         log_path = req.log or Path(tempfile.mkstemp(prefix="ppf-vm-", suffix=".log")[1])
         kernel = kernel_image(req.kernel)
-        qemu_cmd = qemu_command(req, kernel, initrd, kernel_cmdline(req))
+        console = Path(tmp) / "console"
+        qemu_cmd = qemu_command(req, kernel, initrd, kernel_cmdline(req), console)
         # what the guest is given, by content: two boots with the same
         # hashes, command line and QEMU run the same instructions (under -icount)
         notes = [f"kernel sha256 {sha256_of(kernel)}", f"initrd sha256 {sha256_of(initrd)}"]
-        res = run_qemu(req, qemu_cmd, log_path, started, notes)
+        res = run_qemu(req, qemu_cmd, log_path, started, notes, console)
     if req.no_splat_check and res.status == "splat" and res.guest_rc is not None:
         splats = res.splats
         res.splats = []
