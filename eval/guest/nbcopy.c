@@ -83,7 +83,8 @@ static int copy_sparse(int in, int out, const char *src)
 		if (ext[1] == 0)
 			break;
 		if (ext[0] < prev_end || ext[0] + ext[1] > size) {
-			fprintf(stderr, "nbcopy: %s: extent %llu+%llu outside the image (%llu bytes) or out of order\n",
+			fprintf(stderr,
+				"nbcopy: %s: extent %llu+%llu out of order or outside the image (%llu bytes)\n",
 				src, ext[0], ext[1], size);
 			return 1;
 		}
@@ -100,7 +101,8 @@ static int copy_sparse(int in, int out, const char *src)
 		prev_end = ext[0] + ext[1];
 	}
 	if (ext[0] != size) {
-		fprintf(stderr, "nbcopy: %s: end marker %llu, image size %llu\n", src, ext[0], size);
+		fprintf(stderr, "nbcopy: %s: end marker %llu, image size %llu\n",
+			src, ext[0], size);
 		return 1;
 	}
 	if (fsync(out)) {
