@@ -118,9 +118,11 @@ def kernel_image(path: Path) -> Path:
 
 
 def qemu_command(req: BootRequest, kernel: Path, initrd: Path, cmdline: str,
-                 console: Optional[Path] = None) -> List[str]:
+                 console: Optional[Path] = None,
+                 record: Optional[Path] = None) -> List[str]:
     """The QEMU command line; the serial console goes to the file console
-    (else to QEMU's stdout)."""
+    (else to QEMU's stdout); under -icount, with record, QEMU runs in its
+    record mode and writes the replay log there."""
     # -nic none: the default NIC (e1000 + user networking) made icount runs
     # differ by ~0.1 ms between boots; without it they are bit-identical
     cmd = [req.qemu, "-nographic", "-no-reboot", "-nic", "none", "-m", req.memory,
@@ -137,7 +139,13 @@ def qemu_command(req: BootRequest, kernel: Path, initrd: Path, cmdline: str,
     else:
         cmd += ["-accel", "tcg"]
     if not req.wall_clock and not req.kvm:
-        cmd += ["-icount", f"shift={req.icount_shift},align=off,sleep=off",
+        # rr=record: QEMU's record mode serialises its main loop with the
+        # vCPU thread (its replay lock) and runs timers at checkpoints.  Without
+        # it, boots given the same bytes sometimes differed (GNU ld with EPCM:
+        # 0.51 %; docs/results.md, "Determinism"); with it they agree.  The
+        # log it writes is small (3-7 MB for GNU ld) and not kept.
+        rr = f",rr=record,rrfile={record}" if record is not None else ""
+        cmd += ["-icount", f"shift={req.icount_shift},align=off,sleep=off{rr}",
                 "-rtc", "base=2025-01-01T00:00:00,clock=vm"]
     qboot = Path("/usr/share/qemu/qboot.rom")
     if qboot.exists() and not req.seabios:
@@ -285,7 +293,10 @@ def boot(req: BootRequest, started: Optional[Started] = None) -> Result:
         log_path = req.log or Path(tempfile.mkstemp(prefix="ppf-vm-", suffix=".log")[1])
         kernel = kernel_image(req.kernel)
         console = Path(tmp) / "console"
-        qemu_cmd = qemu_command(req, kernel, initrd, kernel_cmdline(req), console)
+        # record mode needs its own block driver (blkreplay) for disks; one
+        # vCPU is what the evaluation boots and what was measured with it
+        record = Path(tmp) / "replay.bin" if not req.disks and req.smp == 1 else None
+        qemu_cmd = qemu_command(req, kernel, initrd, kernel_cmdline(req), console, record)
         # what the guest is given, by content: two boots with the same
         # hashes, command line and QEMU run the same instructions (under -icount)
         notes = [f"kernel sha256 {sha256_of(kernel)}", f"initrd sha256 {sha256_of(initrd)}"]
