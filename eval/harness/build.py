@@ -53,24 +53,33 @@ class Built:
         self.initrd = self._initramfs(fio)
         self.seconds = time.monotonic() - t0
 
+    # The cache is shared by every checkout on the machine: what is built
+    # there is named by the digest of its sources, not judged by mtimes (a
+    # fresh clone's older source once kept, another's newer one replaced, the
+    # binary the other checkout needed).
+
     def _helpers(self) -> Dict[str, Path]:
         out = {}
         d = CACHE / "bin"
         d.mkdir(parents=True, exist_ok=True)
         for name in ("bootlist", "nbcopy"):
             src = GUEST / f"{name}.c"
-            dst = d / name
-            if not dst.exists() or dst.stat().st_mtime < src.stat().st_mtime:
-                kernel.build_static(src, dst)
+            dst = d / f"{name}-{sha(src)}"
+            if not dst.exists():
+                tmp = d / f".{dst.name}.{os.getpid()}"
+                kernel.build_static(src, tmp)
+                tmp.rename(dst)
             out[name] = dst
         return out
 
     def _initramfs(self, fio: bool) -> Path:
-        name = "initramfs-fio.cpio" if fio else "initramfs-blktrace.cpio"
-        out = CACHE / name
-        script = TOP / "eval" / "vm" / "initramfs.sh"
-        if not out.exists() or out.stat().st_mtime < script.stat().st_mtime:
-            kernel.make_initramfs(out, options=["--fio" if fio else "--blktrace"], quiet=True)
+        vm = TOP / "eval" / "vm"
+        digest = hashlib.sha256(b"".join(sha(vm / f).encode() for f in
+                                         ("initramfs.sh", "init", "ppf-clock.c")))
+        kind = "fio" if fio else "blktrace"
+        out = CACHE / f"initramfs-{kind}-{digest.hexdigest()[:12]}.cpio"
+        if not out.exists():
+            kernel.make_initramfs(out, options=[f"--{kind}"], quiet=True)
         return out
 
     def identity(self) -> Dict[str, str]:

@@ -20,7 +20,7 @@ from .. import tracefmt
 from ..vm import run as vm
 from ..vm.config import BootRequest
 from ..vm.parse import extract
-from . import build
+from . import build, sparse
 from .profiles import PROFILES
 from .workloads import (OVERRIDES, TOP, Workload, check_overrides, from_trace, trace_name,
                         workload)
@@ -125,6 +125,7 @@ def from_spec(spec: Dict[str, Any], name: str, where: str) -> Experiment:
     spec.setdefault("blktrace", [])
     spec.setdefault("icount_shift", 2)
     spec.setdefault("spin_rate", DEFAULT_SPIN_RATE)
+    spec.setdefault("image_in_initramfs", True)  # no virtio disk: docs/results.md, Determinism
     fields = {f.name for f in dataclasses.fields(Experiment)} - {"configs", "spec",
                                                                  "think_scale"}
     unknown = sorted(set(spec) - fields - EXTRA_KEYS - {"configs"})
@@ -370,7 +371,7 @@ class Runner:
         adds += prof.guest_adds(self.b.kdir)  # the profile's device (simdisk module)
         disks: List[str] = []
         if exp.image_in_initramfs:
-            adds.append(f"{img}:/ppf/image.img")
+            adds.append(f"{sparse.sparse_image(img)}:/ppf/image.img")
         else:
             disks.append(f"{img}:ro")
         req = BootRequest(

@@ -22,6 +22,7 @@
 # and prints "<<<PPF-EXIT nonce=N rc=RC>>>" (N from ppf.nonce= on the command
 # line), then powers off.  See eval/vm/README.md.
 set -euo pipefail
+umask 022  # the archive's modes do not depend on the caller's umask
 
 STAGING=
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -105,6 +106,14 @@ main() {
         cp -a "$src" "$root$dest"
     done
 
+    # One fixed mtime (the guest's RTC base, 2025-01-01): the archive is then
+    # the same bytes at every rebuild.  It must be: the kernel parses every
+    # cpio header digit by digit (lib/earlycpio.c for ACPI table overrides,
+    # init/initramfs.c), a hex letter costs more instructions than a digit, and
+    # under -icount instructions are time.  The build time in the headers made
+    # the boot a few microseconds longer or shorter, and the measurements of
+    # one harness run 0.014 % apart from another's (docs/results.md).
+    find "$root" -mindepth 1 -exec touch -h -d @1735689600 {} +
     local tmpout
     tmpout=$(mktemp "$(dirname "$out")/.initramfs.XXXXXX")
     (cd "$root" && find . -mindepth 1 | LC_ALL=C sort |

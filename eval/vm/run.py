@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import hashlib
 import json
 import os
 import shutil
@@ -33,7 +34,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import IO, Callable, List, Optional, Sequence, Tuple
+from typing import IO, Callable, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 if __package__ in (None, ""):  # run as a script: eval/vm/run.py
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
@@ -66,7 +67,11 @@ def _walk_add(src: Path, dest: str) -> List[Tuple[str, int, bytes]]:
         for child in sorted(src.iterdir()):
             entries += _walk_add(child, f"{dest}/{child.name}")
         return entries
-    return [(dest, stat.S_IFREG | (st.st_mode & 0o777), src.read_bytes())]
+    # 0755 or 0644 whatever the host's umask made of the file: the kernel
+    # parses every header digit, a hex letter costs more instructions than a
+    # digit, and under -icount that is time (see initramfs.sh)
+    mode = 0o755 if st.st_mode & 0o111 else 0o644
+    return [(dest, stat.S_IFREG | mode, src.read_bytes())]
 
 
 def build_overlay(script: Optional[str], adds: Sequence[str]) -> bytes:
@@ -83,6 +88,15 @@ def build_overlay(script: Optional[str], adds: Sequence[str]) -> bytes:
     all_entries = [(d, stat.S_IFDIR | 0o755, b"") for d in dirs] + entries
     out = b"".join(_cpio_entry(p, m, d, i + 1) for i, (p, m, d) in enumerate(all_entries))
     return out + _cpio_entry("TRAILER!!!", 0, b"", 0)
+
+
+def sha256_of(path: Path) -> str:
+    """path's SHA-256 in hex."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
 
 
 def compose_initrd(base: Path, overlay: bytes, workdir: Path) -> Path:
@@ -103,18 +117,35 @@ def kernel_image(path: Path) -> Path:
     return path / "arch/x86/boot/bzImage" if path.is_dir() else path
 
 
-def qemu_command(req: BootRequest, kernel: Path, initrd: Path, cmdline: str) -> List[str]:
+def qemu_command(req: BootRequest, kernel: Path, initrd: Path, cmdline: str,
+                 console: Optional[Path] = None,
+                 record: Optional[Path] = None) -> List[str]:
+    """The QEMU command line; the serial console goes to the file console
+    (else to QEMU's stdout); under -icount, with record, QEMU runs in its
+    record mode and writes the replay log there."""
     # -nic none: the default NIC (e1000 + user networking) made icount runs
     # differ by ~0.1 ms between boots; without it they are bit-identical
     cmd = [req.qemu, "-nographic", "-no-reboot", "-nic", "none", "-m", req.memory,
            "-smp", str(req.smp), "-kernel", str(kernel), "-initrd", str(initrd),
            "-append", cmdline]
+    if console is not None:
+        # QEMU's stdout is non-blocking: when the pipe to us was full, the
+        # UART retried the byte when the host drained it, and the guest saw
+        # its transmitter busy for a host-dependent (virtual) time.  Writes to
+        # a file always complete at once.
+        cmd += ["-serial", f"file:{console}", "-monitor", "none"]
     if req.kvm:
         cmd += ["-accel", "kvm", "-cpu", "host"]
     else:
         cmd += ["-accel", "tcg"]
     if not req.wall_clock and not req.kvm:
-        cmd += ["-icount", f"shift={req.icount_shift},align=off,sleep=off",
+        # rr=record: QEMU's record mode serialises its main loop with the
+        # vCPU thread (its replay lock) and runs timers at checkpoints.  Without
+        # it, boots given the same bytes sometimes differed (GNU ld with EPCM:
+        # 0.51 %; docs/results.md, "Determinism"); with it they agree.  The
+        # log it writes is small (3-7 MB for GNU ld) and not kept.
+        rr = f",rr=record,rrfile={record}" if record is not None else ""
+        cmd += ["-icount", f"shift={req.icount_shift},align=off,sleep=off{rr}",
                 "-rtc", "base=2025-01-01T00:00:00,clock=vm"]
     qboot = Path("/usr/share/qemu/qboot.rom")
     if qboot.exists() and not req.seabios:
@@ -139,10 +170,30 @@ def kernel_cmdline(req: BootRequest) -> str:
 # ----------------------------------------------------------------------------
 # Running
 
-def pump(proc: "subprocess.Popen[bytes]", log: IO[str], echo: bool, nonce: str,
+def follow(path: Path, proc: "subprocess.Popen[bytes]") -> Iterator[bytes]:
+    """The lines of the file QEMU writes the console to, as they come, until
+    QEMU has ended and the file is read to its end."""
+    with open(path, "rb") as f:
+        part = b""
+        while True:
+            chunk = f.read(1 << 16)
+            if not chunk:
+                if proc.poll() is None:
+                    time.sleep(0.02)
+                    continue
+                chunk = f.read()  # what QEMU wrote just before it ended
+                if not chunk:
+                    break
+            part += chunk
+            *lines, part = part.split(b"\n")
+            yield from (ln + b"\n" for ln in lines)
+        if part:
+            yield part
+
+
+def pump(lines: Iterable[bytes], log: IO[str], echo: bool, nonce: str,
          res: Result, t0: float) -> None:
-    assert proc.stdout is not None
-    for raw in iter(proc.stdout.readline, b""):
+    for raw in lines:
         line = raw.decode("utf-8", "replace").replace("\r", "")
         log.write(line)
         log.flush()
@@ -166,13 +217,19 @@ Started = Callable[["subprocess.Popen[bytes]"], None]
 
 
 def run_qemu(req: BootRequest, qemu_cmd: List[str], log_path: Path,
-             started: Optional[Started] = None) -> Result:
+             started: Optional[Started] = None, notes: Sequence[str] = (),
+             console: Optional[Path] = None) -> Result:
     """Run QEMU in a session of its own (a caller may killpg it: started gets
-    the process) until the marker, a timeout or its end; QEMU is stopped."""
+    the process) until the marker, a timeout or its end; QEMU is stopped.
+    The log starts with the command line and the notes, one "# " line each,
+    then the console: from the file console if qemu_cmd writes it there
+    (QEMU's own messages follow then on its stdout), else from QEMU's stdout."""
     res = Result(log=str(log_path))
     t0 = time.monotonic()
+    if console is not None:
+        console.write_bytes(b"")  # there to be followed before QEMU opens it
     with open(log_path, "w") as log:
-        log.write("# " + " ".join(qemu_cmd) + "\n")
+        log.write("".join(f"# {line}\n" for line in [" ".join(qemu_cmd), *notes]))
         try:
             proc = subprocess.Popen(qemu_cmd, stdin=subprocess.DEVNULL,
                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -183,8 +240,15 @@ def run_qemu(req: BootRequest, qemu_cmd: List[str], log_path: Path,
             return res
         if started is not None:
             started(proc)
+        assert proc.stdout is not None
+        own: Iterable[bytes] = iter(proc.stdout.readline, b"")
+        lines = own if console is None else follow(console, proc)
         reader = threading.Thread(target=pump, daemon=True,
-                                  args=(proc, log, req.echo, req.nonce, res, t0))
+                                  args=(lines, log, req.echo, req.nonce, res, t0))
+        qemu_out: List[bytes] = []  # with console: QEMU's own messages, logged last
+        own_reader = threading.Thread(target=qemu_out.extend, args=(own,), daemon=True)
+        if console is not None:
+            own_reader.start()
         reader.start()
         timed_out = False
         try:
@@ -198,6 +262,9 @@ def run_qemu(req: BootRequest, qemu_cmd: List[str], log_path: Path,
         finally:
             stop(proc)
         reader.join(5)
+        if console is not None:
+            own_reader.join(5)
+            log.write("".join(f"# qemu: {b.decode('utf-8', 'replace')}" for b in qemu_out))
     res.host_total_s = time.monotonic() - t0
     classify(res, timed_out, proc.returncode)
     return res
@@ -224,8 +291,16 @@ def boot(req: BootRequest, started: Optional[Started] = None) -> Result:
             initrd = compose_initrd(req.initrd, build_overlay(req.command, req.adds),
                                     Path(tmp))
         log_path = req.log or Path(tempfile.mkstemp(prefix="ppf-vm-", suffix=".log")[1])
-        qemu_cmd = qemu_command(req, kernel_image(req.kernel), initrd, kernel_cmdline(req))
-        res = run_qemu(req, qemu_cmd, log_path, started)
+        kernel = kernel_image(req.kernel)
+        console = Path(tmp) / "console"
+        # record mode needs its own block driver (blkreplay) for disks; one
+        # vCPU is what the evaluation boots and what was measured with it
+        record = Path(tmp) / "replay.bin" if not req.disks and req.smp == 1 else None
+        qemu_cmd = qemu_command(req, kernel, initrd, kernel_cmdline(req), console, record)
+        # what the guest is given, by content: two boots with the same
+        # hashes, command line and QEMU run the same instructions (under -icount)
+        notes = [f"kernel sha256 {sha256_of(kernel)}", f"initrd sha256 {sha256_of(initrd)}"]
+        res = run_qemu(req, qemu_cmd, log_path, started, notes, console)
     if req.no_splat_check and res.status == "splat" and res.guest_rc is not None:
         splats = res.splats
         res.splats = []
