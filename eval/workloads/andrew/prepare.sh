@@ -20,38 +20,11 @@ CRATE_VERSION=1.1.16          # vendors zlib 1.3.1 incl. test/example.c, test/mi
 CRATE_SHA256=5e143b5e666b2695d28f6bca6497720813f699c9602dd7f5cac91008b8ada7f9
 ZLIB_VERSION=1.3.1
 CRATE_FILE="$W/$CRATE-$CRATE_VERSION.crate"
-# The API address redirects to the static CDN; try both (some sandboxes only
-# resolve the CDN host).
-URLS=(
-  "https://crates.io/api/v1/crates/$CRATE/$CRATE_VERSION/download"
-  "https://static.crates.io/crates/$CRATE/$CRATE-$CRATE_VERSION.crate"
-)
-
 say() { printf 'andrew/prepare: %s\n' "$*" >&2; }
 die() { say "ERROR: $*"; exit 1; }
+. "$HERE/../lib.sh"
 
-for t in curl sha256sum tar; do
-  command -v "$t" >/dev/null || die "'$t' not found (record.sh installs it)"
-done
-
-mkdir -p "$W"
-if [[ -f "$CRATE_FILE" ]] && echo "$CRATE_SHA256  $CRATE_FILE" | sha256sum -c --status; then
-  say "using cached $CRATE_FILE"
-else
-  rm -f "$CRATE_FILE" "$CRATE_FILE.part"
-  ok=
-  for u in "${URLS[@]}"; do
-    say "downloading $u"
-    if curl -fsSL --retry 3 --connect-timeout 20 -m 300 -A 'ppf-eval-andrew (curl)' \
-         -o "$CRATE_FILE.part" "$u"; then ok=1; break; fi
-    say "  failed, trying next address"
-  done
-  [[ -n "$ok" ]] || die "could not download $CRATE $CRATE_VERSION from crates.io"
-  echo "$CRATE_SHA256  $CRATE_FILE.part" | sha256sum -c --status \
-    || die "sha256 mismatch for $CRATE_FILE.part (want $CRATE_SHA256, got $(sha256sum "$CRATE_FILE.part" | cut -d' ' -f1))"
-  mv "$CRATE_FILE.part" "$CRATE_FILE"
-  say "verified sha256 $CRATE_SHA256"
-fi
+ppf_fetch_crate "$CRATE" "$CRATE_VERSION" "$CRATE_SHA256" "$CRATE_FILE"
 
 # Extract only the zlib sources from the crate.
 EX="$W/extract"

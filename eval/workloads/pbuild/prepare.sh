@@ -19,38 +19,11 @@ CRATE=lzma-sys
 CRATE_VERSION=0.1.20          # vendors xz 5.2 (src/liblzma, src/common, src/xz)
 CRATE_SHA256=5fda04ab3764e6cde78b9974eec4f779acaba7c4e84b36eca3cf77c581b85d27
 CRATE_FILE="$W/$CRATE-$CRATE_VERSION.crate"
-# The API address redirects to the static CDN; try both (some sandboxes only
-# resolve the CDN host).
-URLS=(
-  "https://crates.io/api/v1/crates/$CRATE/$CRATE_VERSION/download"
-  "https://static.crates.io/crates/$CRATE/$CRATE-$CRATE_VERSION.crate"
-)
-
 say() { printf 'pbuild/prepare: %s\n' "$*" >&2; }
 die() { say "ERROR: $*"; exit 1; }
+. "$HERE/../lib.sh"
 
-for t in curl sha256sum tar; do
-  command -v "$t" >/dev/null || die "'$t' not found (apt-get install curl coreutils tar)"
-done
-
-mkdir -p "$W"
-if [[ -f "$CRATE_FILE" ]] && echo "$CRATE_SHA256  $CRATE_FILE" | sha256sum -c --status; then
-  say "using cached $CRATE_FILE"
-else
-  rm -f "$CRATE_FILE" "$CRATE_FILE.part"
-  ok=
-  for u in "${URLS[@]}"; do
-    say "downloading $u"
-    if curl -fsSL --retry 3 --connect-timeout 20 -m 300 -A 'ppf-eval-pbuild (curl)' \
-         -o "$CRATE_FILE.part" "$u"; then ok=1; break; fi
-    say "  failed, trying next address"
-  done
-  [[ -n "$ok" ]] || die "could not download $CRATE $CRATE_VERSION from crates.io"
-  echo "$CRATE_SHA256  $CRATE_FILE.part" | sha256sum -c --status \
-    || die "sha256 mismatch for $CRATE_FILE.part (want $CRATE_SHA256)"
-  mv "$CRATE_FILE.part" "$CRATE_FILE"
-  say "verified sha256 $CRATE_SHA256"
-fi
+ppf_fetch_crate "$CRATE" "$CRATE_VERSION" "$CRATE_SHA256" "$CRATE_FILE"
 
 EX="$W/extract"
 rm -rf "$EX"; mkdir -p "$EX"

@@ -28,20 +28,11 @@ unset LANG LANGUAGE
 
 say() { printf 'pbuild/record: %s\n' "$*" >&2; }
 die() { say "ERROR: $*"; exit 1; }
+. "$HERE/../lib.sh"
 [[ "$JOBS" =~ ^[1-9][0-9]*$ && "$RUNS" =~ ^[1-9][0-9]*$ ]] || die "usage: record.sh [JOBS [RUNS]]"
 
 PKGS=(gcc make binutils strace curl ca-certificates python3 tar gzip coreutils)
-missing=()
-for p in "${PKGS[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  [[ $EUID -eq 0 ]] || die "need root to install: ${missing[*]}"
-  say "installing: ${missing[*]}"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
+ppf_ensure_packages "${PKGS[@]}"
 say "$(gcc --version | head -1); $(make --version | head -1); $(strace -V | head -1)"
 
 "$HERE/prepare.sh"

@@ -27,20 +27,11 @@ unset LANG LANGUAGE PYTHONPATH PYTHONHOME PYTHONDONTWRITEBYTECODE
 
 say() { printf 'pystart/record: %s\n' "$*" >&2; }
 die() { say "ERROR: $*"; exit 1; }
+. "$HERE/../lib.sh"
 [[ "$RUNS" =~ ^[1-9][0-9]*$ ]] || die "usage: record.sh [RUNS]"
 
 PKGS=(python3 python3-matplotlib strace)
-missing=()
-for p in "${PKGS[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  [[ $EUID -eq 0 ]] || die "need root to install: ${missing[*]}"
-  say "installing: ${missing[*]}"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
+ppf_ensure_packages "${PKGS[@]}"
 [[ -x "$PPF_TRACE" ]] || die "recorder not found at $PPF_TRACE (make -C userspace/trace-replay)"
 
 rm -rf "$SCRATCH"; mkdir -p "$SCRATCH"

@@ -1,0 +1,51 @@
+# lib.sh - shell functions shared by the workloads' record.sh and prepare.sh
+# (sourced, bash).  Each caller defines say() and die() with its own prefix.
+
+# ppf_ensure_packages PKG...: install the Debian packages that are missing
+# (as root; only what is missing, so a repeated recording costs a dpkg query).
+ppf_ensure_packages() {
+  local p missing=()
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' \
+      || missing+=("$p")
+  done
+  if ((${#missing[@]} == 0)); then
+    say "packages present: $*"
+    return 0
+  fi
+  [[ $EUID -eq 0 ]] || die "need root to install: ${missing[*]}"
+  say "installing: ${missing[*]}"
+  DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+    "${missing[@]}" >/dev/null
+}
+
+# ppf_fetch_crate CRATE VERSION SHA256 FILE: the crates.io crate at FILE,
+# downloaded unless FILE already has the pinned sha256.  The API address
+# redirects to the static CDN; both are tried (some sandboxes only resolve
+# the CDN host).
+ppf_fetch_crate() {
+  local crate=$1 version=$2 sha=$3 file=$4 u ok=
+  local t
+  for t in curl sha256sum tar; do
+    command -v "$t" >/dev/null || die "'$t' not found (apt-get install curl coreutils tar)"
+  done
+  mkdir -p "$(dirname "$file")"
+  if [[ -f "$file" ]] && echo "$sha  $file" | sha256sum -c --status; then
+    say "using cached $file"
+    return 0
+  fi
+  rm -f "$file" "$file.part"
+  for u in "https://crates.io/api/v1/crates/$crate/$version/download" \
+           "https://static.crates.io/crates/$crate/$crate-$version.crate"; do
+    say "downloading $u"
+    if curl -fsSL --retry 3 --connect-timeout 20 -m 300 -A 'ppf-eval-workloads (curl)' \
+         -o "$file.part" "$u"; then ok=1; break; fi
+    say "  failed, trying next address"
+  done
+  [[ -n "$ok" ]] || die "could not download $crate $version from crates.io"
+  echo "$sha  $file.part" | sha256sum -c --status \
+    || die "sha256 mismatch for $file.part (want $sha, got $(sha256sum "$file.part" | cut -d' ' -f1))"
+  mv "$file.part" "$file"
+  say "verified sha256 $sha"
+}
