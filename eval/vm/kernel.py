@@ -79,13 +79,19 @@ def build_module(kdir: Path, cache_dir: Path) -> Path:
                             ignore=shutil.ignore_patterns("*.o", "*.cmd", ".*"))
         else:
             copy_if_changed(str(src), str(dest / part))
+    return make_module(kdir, dest, "predictive_prefetch.ko", "kernel-tests: module")
+
+
+def make_module(kdir: Path, dest: Path, ko: str, what: str) -> Path:
+    """`make M=dest W=1 modules` against kdir; dest/ko, or exit with the
+    build's output when it failed or printed a warning (W=1 clean)."""
     res = subprocess.run(["make", "-C", str(kdir), f"M={dest}", "W=1", "modules"],
                          text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     warnings = [ln for ln in res.stdout.splitlines() if "warning:" in ln or "error:" in ln]
     if res.returncode or warnings:
         print(res.stdout)
-        raise SystemExit("kernel-tests: module build failed or warned (W=1)")
-    return dest / "predictive_prefetch.ko"
+        raise SystemExit(f"{what} build failed or warned (W=1)")
+    return dest / ko
 
 
 def build_simdisk(kdir: Path, cache_dir: Path) -> Path:
@@ -98,13 +104,7 @@ def build_simdisk(kdir: Path, cache_dir: Path) -> Path:
     for src in sorted((TOP / "eval" / "blkdev").iterdir()):
         if src.suffix in (".c", ".h") or src.name == "Kbuild":
             copy_if_changed(str(src), str(dest / src.name))
-    res = subprocess.run(["make", "-C", str(kdir), f"M={dest}", "W=1", "modules"],
-                         text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    warnings = [ln for ln in res.stdout.splitlines() if "warning:" in ln or "error:" in ln]
-    if res.returncode or warnings:
-        print(res.stdout)
-        raise SystemExit("simdisk: build failed or warned (W=1)")
-    return dest / "ppf_simdisk.ko"
+    return make_module(kdir, dest, "ppf_simdisk.ko", "simdisk")
 
 
 def build_static(src: Path, out: Path) -> Path:

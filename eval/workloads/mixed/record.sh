@@ -5,7 +5,7 @@
 #
 # Writes eval/workloads/mixed/mixed-I.trace.gz for I = 1..RUNS.  Uses the
 # recipes of eval/workloads/andrew (prepare.sh: the zlib input tree) and
-# eval/workloads/pystart (plot.py; Debian's python3 and python3-matplotlib).
+# eval/workloads/pystart (plot.py); installs what both need from Debian.
 #
 # Environment: PPF_WORKDIR (default /var/tmp/ppf-work; uses $PPF_WORKDIR/mixed),
 # PPF_TRACE (default <repo>/userspace/trace-replay/ppf-trace).
@@ -22,11 +22,11 @@ unset LANG LANGUAGE PYTHONPATH PYTHONHOME PYTHONDONTWRITEBYTECODE
 
 say() { printf 'mixed/record: %s\n' "$*" >&2; }
 die() { say "ERROR: $*"; exit 1; }
+. "$HERE/../lib.sh"
 [[ "$RUNS" =~ ^[1-9][0-9]*$ ]] || die "usage: record.sh [RUNS]"
-for p in gcc make strace python3 python3-matplotlib curl; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' \
-    || die "missing Debian package $p (eval/workloads/andrew/record.sh and pystart/record.sh install what they need)"
-done
+# andrew's and pystart's packages (their record.sh list the same)
+ppf_ensure_packages gcc make binutils strace curl ca-certificates python3 tar gzip \
+  coreutils findutils python3-matplotlib
 [[ -x "$PPF_TRACE" ]] || die "recorder not found at $PPF_TRACE (make -C userspace/trace-replay)"
 
 [[ -d "$SCRATCH" ]] && chmod -R u+w "$SCRATCH"
