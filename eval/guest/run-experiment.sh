@@ -4,6 +4,7 @@
 # Reads /ppf/eval.conf (shell variables written by the harness):
 #   TRACE [WARMUP_TRACES INTERLUDE_TRACE] WARMUPS RUNS HOT_RUNS SPIN_RATE MODEL PS ORDER BOOTLIST BLKTRACE
 #   MODEL_ON (1: enable the module) REPLAY_ARGS (extra ppf-replay run options)
+#   SYSCTLS (NAME=VALUE ... of vm.predictive_prefetch, set after the model)
 #   DEV DEV_SETUP DEV_TIMED (the disk profile's device: eval/harness/profiles.py)
 #   [MEMORY_LIMIT_MB] (the replays run in a cgroup v2 with this memory.max;
 #   MEMORY_LIMIT_SCOPE=guest: all but this much of the guest's memory held)
@@ -50,6 +51,9 @@ if [ "$MODEL_ON" = 1 ]; then
         { echo "$ORDER" > $PPF/model_order && echo "$PS" > $PPF/partition_size; } 2>/dev/null ||
         { echo "$PS" > $PPF/partition_size && echo "$ORDER" > $PPF/model_order; } || exit 1
     fi
+    for kv in $SYSCTLS; do
+        echo "${kv#*=}" > $PPF/${kv%%=*} || { say "sysctl $kv refused"; exit 1; }
+    done
     echo 1 > $PPF/enabled || exit 1
 fi
 for f in $PPF/*; do echo "$(basename $f)=$(cat $f)"; done > $OUT/sysctl.txt

@@ -8,6 +8,7 @@ import dataclasses
 import functools
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -42,11 +43,14 @@ class Config:
     ps: int = 64
     order: int = 51
     cache: str = "cold"          # cold | hot (measured runs)
+    # other vm.predictive_prefetch sysctls, set after the model (e.g. io_class)
+    sysctls: Dict[str, str] = dataclasses.field(default_factory=dict)
 
     @property
     def label(self) -> str:
         if self.model in ("pcm", "epcm"):
             lab = f"{self.model} {self.ps}/{self.order}"
+            lab += "".join(f" {k}={v}" for k, v in sorted(self.sysctls.items()))
             return lab + " (hot)" if self.cache == "hot" else lab
         return self.name
 
@@ -158,12 +162,32 @@ def expand(specs: List[Dict[str, Any]]) -> List[Config]:
         if "shapes" in s:
             for ps, order in s["shapes"]:
                 out.append(Config(f"{s['model']}-{ps}-{order}", s["model"], ps, order,
-                                  s.get("cache", "cold")))
+                                  s.get("cache", "cold"), check_sysctls(s)))
         else:
-            c = Config(**s)
+            c = Config(**{**s, "sysctls": check_sysctls(s)})
             if c.model not in MODELS:
                 raise SystemExit(f"harness: unknown model {c.model}")
             out.append(c)
+    return out
+
+
+SYSCTL_NAME = re.compile(r"[a-z_]+")
+SYSCTL_VALUE = re.compile(r"[A-Za-z0-9_.,-]+")
+
+
+def check_sysctls(spec: Dict[str, Any]) -> Dict[str, str]:
+    """A configuration's "sysctls": {name: value} of vm.predictive_prefetch,
+    names and values as the guest's shell can pass them on unquoted."""
+    out: Dict[str, str] = {}
+    for k, v in dict(spec.get("sysctls", {})).items():
+        if not SYSCTL_NAME.fullmatch(str(k)) or not SYSCTL_VALUE.fullmatch(str(v)):
+            raise SystemExit(f"harness: configuration {spec.get('name', spec.get('model'))}: "
+                             f"bad sysctl {k!r}={v!r} (names [a-z_], values "
+                             "[A-Za-z0-9_.,-])")
+        if k in ("enabled", "model", "partition_size", "model_order"):
+            raise SystemExit(f"harness: sysctl {k} is the configuration's own "
+                             "(model, ps, order)")
+        out[str(k)] = str(v)
     return out
 
 
@@ -259,6 +283,7 @@ def eval_conf(exp: Experiment, c: Config, blktrace: bool) -> str:
          "MODEL": c.model if model_on else "epcm", "PS": c.ps, "ORDER": c.order,
          "MODEL_ON": int(model_on), "BOOTLIST": int(c.model == "bootlist"),
          "BLKTRACE": int(blktrace),
+         "SYSCTLS": "'" + " ".join(f"{k}={val}" for k, val in c.sysctls.items()) + "'",
          "IMAGE": "/ppf/image.img" if exp.image_in_initramfs else "/dev/vda",
          **warmup_conf(exp),
          **({"INTERLUDE_TRACE": "/ppf/interlude_trace.gz"}

@@ -11,14 +11,26 @@
  * record.  A read whose file is already in the file table only widens the
  * file's page range.
  *
- * One worker, on an ordered workqueue, drains the queue in order.  For each
- * open or exec it finds the file's entry, feeds the model, and acts on each
- * prediction (readahead.c).  The model and the file table are changed only
- * under ppf_worker_mutex, which the worker holds per batch of events and
- * sysctl holds to swap in a rebuilt model, so a model can be replaced while
- * events keep arriving: they wait in the queue.
+ * One worker, a kernel thread of its own (a kthread_worker), drains the
+ * queue in order.  For each open or exec it finds the file's entry, feeds
+ * the model, and acts on each prediction (readahead.c).  The model and the
+ * file table are changed only under ppf_worker_mutex, which the worker holds
+ * per batch of events and sysctl holds to swap in a rebuilt model, so a model
+ * can be replaced while events keep arriving: they wait in the queue.
+ *
+ * The thread is ppf's own, not a shared kworker, because readahead's I/O
+ * takes the I/O priority of the thread that submits it (bio_set_ioprio()
+ * -> get_current_ioprio()): the worker runs in the I/O class set with the
+ * io_class sysctl, by default idle, so that the elevator (mq-deadline, BFQ)
+ * serves every task's own reads before a prefetch (see DOC: I/O class).
+ * Each batch of events is one plug: the readahead of the files predicted
+ * together reaches the elevator together, where it is sorted and merged by
+ * position instead of going to the disk one file at a time.
  */
+#include <linux/blkdev.h>
 #include <linux/exportfs.h>
+#include <linux/ioprio.h>
+#include <linux/kthread.h>
 #include <linux/ktime.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
@@ -36,11 +48,11 @@
 DEFINE_MUTEX(ppf_worker_mutex);
 static struct ppf_model *ppf_model;	/* under ppf_worker_mutex */
 static u64 ppf_seq;	/* opens and execs fed to the model; same lock */
-static struct workqueue_struct *ppf_wq;
+static struct kthread_worker *ppf_worker;
 static struct ppf_event ppf_batch[PPF_BATCH];	/* the worker's only */
 static struct ppf_prediction ppf_predictions[PPF_MAX_PREDICTIONS];
-static void ppf_work_fn(struct work_struct *work);
-static DECLARE_WORK(ppf_work, ppf_work_fn);
+static void ppf_work_fn(struct kthread_work *work);
+static DEFINE_KTHREAD_WORK(ppf_work, ppf_work_fn);
 
 static void ppf_queue(struct ppf_event *ev)
 {
@@ -49,7 +61,7 @@ static void ppf_queue(struct ppf_event *ev)
 		ppf_stat_inc(dropped[PPF_DROP_RING_FULL]);
 		return;
 	}
-	queue_work(ppf_wq, &ppf_work);
+	kthread_queue_work(ppf_worker, &ppf_work);
 }
 
 static void __ppf_event_open(struct ppf_sb *s, struct inode *inode, bool exec)
@@ -211,20 +223,23 @@ static void ppf_engine_read(const struct ppf_event *ev)
 		ppf_file_apply_read(f, ev->first, ev->last);
 }
 
-static void ppf_work_fn(struct work_struct *work)
+static void ppf_work_fn(struct kthread_work *work)
 {
+	struct blk_plug plug;
 	unsigned int i, n;
 
 	while ((n = ppf_ring_pop(ppf_batch, PPF_BATCH))) {
 		u64 start = ktime_get_ns();
 
 		mutex_lock(&ppf_worker_mutex);
+		blk_start_plug(&plug);
 		for (i = 0; i < n; i++) {
 			if (ppf_batch[i].kind == PPF_EV_READ)
 				ppf_engine_read(&ppf_batch[i]);
 			else
 				ppf_engine_open(&ppf_batch[i]);
 		}
+		blk_finish_plug(&plug);
 		mutex_unlock(&ppf_worker_mutex);
 		for (i = 0; i < n; i++)
 			ppf_event_release(&ppf_batch[i]);
@@ -291,6 +306,26 @@ void ppf_engine_model_stats(struct ppf_model_stats *st)
 	mutex_unlock(&ppf_worker_mutex);
 }
 
+/**
+ * ppf_engine_set_io_class() - the I/O priority class of the worker's reads
+ * @class: IOPRIO_CLASS_IDLE or IOPRIO_CLASS_BE
+ *
+ * Idle is served only when no other class waits in the elevator; best
+ * effort at its lowest level (7) is served with the tasks' own reads
+ * (mq-deadline has one queue per class) or after them (BFQ weighs levels).
+ * Applies to the readahead started from now on, and to the inode and
+ * extent reads of decoding a handle, which are the worker's too.
+ *
+ * Return: 0, or the negative errno of set_task_ioprio().
+ */
+int ppf_engine_set_io_class(unsigned int class)
+{
+	int level = class == IOPRIO_CLASS_IDLE ? 0 : IOPRIO_BE_NR - 1;
+
+	return set_task_ioprio(ppf_worker->task,
+			       IOPRIO_PRIO_VALUE(class, level));
+}
+
 int ppf_engine_init(void)
 {
 	int err;
@@ -301,13 +336,18 @@ int ppf_engine_init(void)
 	err = ppf_ring_init(PPF_RING_SIZE);
 	if (err)
 		goto out_model;
-	ppf_wq = alloc_ordered_workqueue("predictive_prefetch", 0);
-	if (!ppf_wq) {
-		err = -ENOMEM;
+	ppf_worker = kthread_create_worker(0, "ppf_prefetch");
+	if (IS_ERR(ppf_worker)) {
+		err = PTR_ERR(ppf_worker);
 		goto out_ring;
 	}
+	err = ppf_engine_set_io_class(ppf_config.io_class);
+	if (err)
+		goto out_worker;
 	return 0;
 
+out_worker:
+	kthread_destroy_worker(ppf_worker);
 out_ring:
 	ppf_ring_exit();
 out_model:
@@ -318,7 +358,7 @@ out_model:
 /* Called once the hooks can deliver no more events. */
 void ppf_engine_exit(void)
 {
-	destroy_workqueue(ppf_wq);	/* runs queued work to completion */
+	kthread_destroy_worker(ppf_worker);	/* runs queued work to completion */
 	ppf_ring_exit();
 	mutex_lock(&ppf_worker_mutex);
 	ppf_files_clear();

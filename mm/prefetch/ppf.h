@@ -38,7 +38,6 @@
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/jump_label.h>
-#include <linux/workqueue.h>
 #include "models/ppf_model.h"
 #include "fs/hooks/ppf_hooks.h"
 #include "ppf_reasons.h"
@@ -54,6 +53,8 @@
  * @max_prefetch_kb: most read ahead of one file per prediction
  * @default_prefetch_kb: read ahead of a file whose last use is unknown
  * @max_inflight_kb: most prefetched data not yet read from the device
+ * @io_class: I/O priority class of the prefetches (IOPRIO_CLASS_IDLE or
+ *	IOPRIO_CLASS_BE), see ppf_engine_set_io_class()
  * @memory_kb: memory budget of the model
  * @max_files: files remembered in the file table
  * @filesystems: file system types watched, comma separated; empty = all
@@ -67,6 +68,7 @@ struct ppf_config {
 	unsigned int max_prefetch_kb;
 	unsigned int default_prefetch_kb;
 	unsigned int max_inflight_kb;
+	unsigned int io_class;
 	unsigned int memory_kb;
 	unsigned int max_files;
 	char filesystems[PPF_SB_TYPES_MAX];
@@ -243,6 +245,7 @@ extern struct mutex ppf_worker_mutex;
 int ppf_engine_init(void);
 void ppf_engine_exit(void);
 int ppf_engine_rebuild(const struct ppf_model_params *params);
+int ppf_engine_set_io_class(unsigned int class);
 void ppf_engine_reset(void);
 void ppf_engine_model_stats(struct ppf_model_stats *st);
 

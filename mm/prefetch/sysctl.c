@@ -9,6 +9,7 @@
  * value stays.  Nothing is clamped.  A change of model or shape builds the
  * new model first and swaps it in, so a failure leaves the old one running.
  */
+#include <linux/ioprio.h>
 #include <linux/string.h>
 #include <linux/sysctl.h>
 #include "ppf.h"
@@ -21,12 +22,14 @@ struct ppf_config ppf_config = {
 	.max_prefetch_kb = 2048,
 	.default_prefetch_kb = 128,
 	.max_inflight_kb = 16384,
+	.io_class = IOPRIO_CLASS_IDLE,
 	.memory_kb = 16384,
 	.max_files = 65536,
 	.filesystems = "",
 };
 
 static char ppf_model_name[16];
+static char ppf_io_class_name[16];
 static unsigned int ppf_reset_value;
 static struct ctl_table_header *ppf_sysctl_header;
 
@@ -213,6 +216,51 @@ static int ppf_sysctl_model(const struct ctl_table *table, int write,
 	return err;
 }
 
+/* The io_class names, as ionice(1) calls the classes. */
+static const char * const ppf_io_class_names[] = {
+	[IOPRIO_CLASS_BE] = "best-effort",
+	[IOPRIO_CLASS_IDLE] = "idle",
+};
+
+static int ppf_io_class_parse(const char *name, unsigned int *class)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(ppf_io_class_names); i++) {
+		if (ppf_io_class_names[i] && !strcmp(name, ppf_io_class_names[i])) {
+			*class = i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+static int ppf_sysctl_io_class(const struct ctl_table *table, int write,
+			       void *buffer, size_t *lenp, loff_t *ppos)
+{
+	char name[sizeof(ppf_io_class_name)];
+	struct ctl_table tmp = *table;
+	unsigned int class;
+	int err;
+
+	if (write && *lenp >= sizeof(name))
+		return -EINVAL;
+	tmp.data = name;
+	tmp.maxlen = sizeof(name);
+	mutex_lock(&ppf_config_mutex);
+	strscpy(name, ppf_io_class_names[ppf_config.io_class], sizeof(name));
+	err = proc_dostring(&tmp, write, buffer, lenp, ppos);
+	if (!err && write) {
+		err = ppf_io_class_parse(strim(name), &class);
+		if (!err)
+			err = ppf_engine_set_io_class(class);
+		if (!err)
+			ppf_config.io_class = class;
+	}
+	mutex_unlock(&ppf_config_mutex);
+	return err;
+}
+
 static int ppf_sysctl_filesystems(const struct ctl_table *table, int write,
 				  void *buffer, size_t *lenp, loff_t *ppos)
 {
@@ -272,6 +320,13 @@ static struct ctl_table ppf_sysctl_table[] = {
 	/* At most 4 GiB. */
 	PPF_UINT("max_inflight_kb", &ppf_config.max_inflight_kb,
 		 4, 4 * 1024 * 1024, NULL),
+	{
+		.procname = "io_class",
+		.data = ppf_io_class_name,
+		.maxlen = sizeof(ppf_io_class_name),
+		.mode = 0644,
+		.proc_handler = ppf_sysctl_io_class,
+	},
 	/* At most 1 GiB. */
 	PPF_UINT("memory_kb", &ppf_config.memory_kb,
 		 1, 1024 * 1024, ppf_apply_memory),

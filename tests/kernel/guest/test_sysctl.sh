@@ -73,6 +73,25 @@ check "model: long name refused, not truncated" refuse model epcmepcmepcmepcmepc
 check "filesystems: list accepted" accept filesystems "ext4,xfs"
 check "filesystems: empty (all) accepted" accept filesystems ""
 
+# The I/O class of the prefetches: the worker thread's own, as ionice sees it.
+worker_pid() {
+	for p in /proc/[0-9]*; do
+		[ "$(cat "$p/comm" 2>/dev/null)" = ppf_prefetch ] && echo "${p#/proc/}"
+	done
+}
+pid=$(worker_pid)
+check "one worker thread, ppf_prefetch" eq "$(echo "$pid" | wc -w)" 1
+check "io_class: idle by default" eq "$(cat $PPF/io_class)" idle
+check "the worker's reads are idle class" eq "$(ionice -p "$pid")" idle
+check "io_class: unknown name refused" refuse io_class realtime
+check "io_class: names are exact" refuse io_class IDLE
+check "io_class: empty refused" refuse io_class ""
+check "io_class: long name refused, not truncated" refuse io_class idleidleidleidleidle
+check "io_class: best-effort accepted" accept io_class best-effort
+check "the worker's reads are best effort, lowest level" eq "$(ionice -p "$pid")" "best-effort: prio 7"
+check "io_class: idle accepted" accept io_class idle
+check "the worker's reads are idle class again" eq "$(ionice -p "$pid")" idle
+
 check "threshold 50 accepted" accept threshold 50
 check "memory_kb 4096 accepted" accept memory_kb 4096
 check "memory budget applied to the model" le "$(stat_of model_bytes)" $((4096 * 1024))
