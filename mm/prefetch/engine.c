@@ -53,6 +53,8 @@ static struct ppf_event ppf_batch[PPF_BATCH];	/* the worker's only */
 static struct ppf_prediction ppf_predictions[PPF_MAX_PREDICTIONS];
 static void ppf_work_fn(struct kthread_work *work);
 static DEFINE_KTHREAD_WORK(ppf_work, ppf_work_fn);
+static void ppf_pace_fn(struct kthread_work *work);
+static DEFINE_KTHREAD_WORK(ppf_pace_work, ppf_pace_fn);
 
 static void ppf_queue(struct ppf_event *ev)
 {
@@ -174,21 +176,6 @@ void ppf_event_read(struct ppf_sb *s, struct inode *inode, pgoff_t first,
 	ppf_stat_add(hook_read_ns, local_clock() - start);
 }
 
-/* Act on one prediction: readahead, or count and trace why not. */
-static void ppf_engine_predicted(u32 id, const struct cred *cred)
-{
-	struct ppf_file *f = ppf_files_find_id(id);
-	enum ppf_skip_reason why = PPF_SKIP_UNKNOWN;
-
-	if (f && ppf_prefetch(f, cred, ppf_seq, &why))
-		return;
-	ppf_stat_inc(skipped[why]);
-	trace_ppf_prefetch_skip(id, why);
-	/* A file that is gone, or whose file system is, is forgotten. */
-	if (why == PPF_SKIP_STALE || why == PPF_SKIP_UNMOUNTED)
-		ppf_files_forget(f);
-}
-
 static void ppf_engine_open(const struct ppf_event *ev)
 {
 	struct ppf_file *f = ppf_files_get(ev);
@@ -200,6 +187,7 @@ static void ppf_engine_open(const struct ppf_event *ev)
 		return;
 	}
 	ppf_prefetch_opened(f);
+	ppf_plan_opened(f);
 	id = f->id;
 	trace_ppf_event(ppf_sb_dev(f->sb), f->ino, id, ev->kind == PPF_EV_EXEC);
 	ppf_seq++;
@@ -210,7 +198,7 @@ static void ppf_engine_open(const struct ppf_event *ev)
 		const struct ppf_prediction *p = &ppf_predictions[i];
 
 		trace_ppf_prediction(id, p->file, p->likelihood, p->lead);
-		ppf_engine_predicted(p->file, ev->cred);
+		ppf_plan(p->file, ev->cred, ppf_seq, p->lead);
 	}
 	ppf_prefetch_reap(ppf_seq);
 }
@@ -239,6 +227,8 @@ static void ppf_work_fn(struct kthread_work *work)
 			else
 				ppf_engine_open(&ppf_batch[i]);
 		}
+		if (ppf_pace(ppf_seq))
+			ppf_pace_later();
 		blk_finish_plug(&plug);
 		mutex_unlock(&ppf_worker_mutex);
 		for (i = 0; i < n; i++)
@@ -247,6 +237,29 @@ static void ppf_work_fn(struct kthread_work *work)
 		ppf_stat_add(worker_ns, ktime_get_ns() - start);
 		cond_resched();
 	}
+}
+
+/* The pacing timer's work: start what there is room for now (pacing.c). */
+static void ppf_pace_fn(struct kthread_work *work)
+{
+	struct blk_plug plug;
+	u64 start = ktime_get_ns();
+
+	mutex_lock(&ppf_worker_mutex);
+	blk_start_plug(&plug);
+	if (ppf_pace(ppf_seq))
+		ppf_pace_later();
+	blk_finish_plug(&plug);
+	mutex_unlock(&ppf_worker_mutex);
+	ppf_stat_add(worker_ns, ktime_get_ns() - start);
+}
+
+/**
+ * ppf_engine_kick() - have the worker pace the plan again (from the timer)
+ */
+void ppf_engine_kick(void)
+{
+	kthread_queue_work(ppf_worker, &ppf_pace_work);
 }
 
 /**
@@ -288,6 +301,7 @@ void ppf_engine_reset(void)
 		old = ppf_model;
 		ppf_model = model;
 	}
+	ppf_plan_forget_all();
 	ppf_files_clear();
 	ppf_prefetch_forget_all();
 	ppf_seq = 0;
@@ -336,11 +350,19 @@ int ppf_engine_init(void)
 	err = ppf_ring_init(PPF_RING_SIZE);
 	if (err)
 		goto out_model;
+	ppf_pacing_init();
 	ppf_worker = kthread_create_worker(0, "ppf_prefetch");
 	if (IS_ERR(ppf_worker)) {
 		err = PTR_ERR(ppf_worker);
 		goto out_ring;
 	}
+	/*
+	 * Background work at background CPU priority, as khugepaged: the worker
+	 * must not preempt the task whose open woke it (the model's work would
+	 * land inside that open); it runs while tasks wait for I/O or on
+	 * another CPU, and gets its share when the CPU is contended.
+	 */
+	set_user_nice(ppf_worker->task, MAX_NICE);
 	err = ppf_engine_set_io_class(ppf_config.io_class);
 	if (err)
 		goto out_worker;
@@ -358,10 +380,16 @@ out_model:
 /* Called once the hooks can deliver no more events. */
 void ppf_engine_exit(void)
 {
+	/* The worker arms the pacing timer, whose callback queues work. */
+	ppf_pacing_stop();
+	kthread_flush_worker(ppf_worker);
+	ppf_pacing_stop();
 	kthread_destroy_worker(ppf_worker);	/* runs queued work to completion */
 	ppf_ring_exit();
 	mutex_lock(&ppf_worker_mutex);
+	ppf_plan_forget_all();
 	ppf_files_clear();
+	ppf_prefetch_forget_all();
 	mutex_unlock(&ppf_worker_mutex);
 	ppf_model_destroy(ppf_model);
 	ppf_model = NULL;

@@ -172,10 +172,13 @@ void ppf_event_release(struct ppf_event *ev);
  * @cached_span: pages of that range, before the end of file (0: none found)
  * @cached_pages: of which within the file then
  * @cached_removals: page-cache removal count when it was found cached
+ * @planned: in the plan (pacing.c)
  *
- * Owned by readahead.c, under ppf_worker_mutex; zero in a new entry.
+ * Owned by readahead.c and pacing.c, under ppf_worker_mutex; zero in a new
+ * entry.
  */
 struct ppf_prefetch_state {
+	bool planned;
 	u64 pending_seq;
 	pgoff_t cached_first;
 	u32 cached_span;
@@ -246,16 +249,29 @@ int ppf_engine_init(void);
 void ppf_engine_exit(void);
 int ppf_engine_rebuild(const struct ppf_model_params *params);
 int ppf_engine_set_io_class(unsigned int class);
+void ppf_engine_kick(void);
 void ppf_engine_reset(void);
 void ppf_engine_model_stats(struct ppf_model_stats *st);
 
 /* readahead.c */
 void ppf_prefetch_forget_all(void);
 void ppf_prefetch_forget_file(struct ppf_file *f);
+bool ppf_prefetch_wanted(struct ppf_file *f, u64 seq, enum ppf_skip_reason *why);
 bool ppf_prefetch(struct ppf_file *f, const struct cred *cred, u64 seq,
-		  enum ppf_skip_reason *why);
+		  pgoff_t *next, enum ppf_skip_reason *why);
+bool ppf_prefetch_busy(void);
 void ppf_prefetch_reap(u64 seq);
 void ppf_prefetch_opened(struct ppf_file *f);
+
+/* pacing.c */
+void ppf_plan(u32 id, const struct cred *cred, u64 seq, u16 lead);
+void ppf_plan_opened(struct ppf_file *f);
+void ppf_plan_forget_file(struct ppf_file *f);
+void ppf_plan_forget_all(void);
+bool ppf_pace(u64 seq);
+void ppf_pace_later(void);
+void ppf_pacing_init(void);
+void ppf_pacing_stop(void);
 
 /* sysctl.c */
 int ppf_config_init(void);

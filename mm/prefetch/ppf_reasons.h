@@ -28,7 +28,9 @@
 	EM(PPF_SKIP_UNMOUNTED, "unmounted") /* its file system is going or gone */ \
 	EM(PPF_SKIP_STALE, "stale")	/* the file no longer exists */	\
 	EM(PPF_SKIP_PERM, "perm")	/* the task that caused it may not read it */ \
-	EME(PPF_SKIP_CACHED, "cached"))	/* everything to read is already cached */
+	EM(PPF_SKIP_CACHED, "cached")	/* everything to read is already cached */ \
+	EM(PPF_SKIP_LATE, "late")	/* planned, not opened long after it was expected */ \
+	EME(PPF_SKIP_PLAN_FULL, "plan_full")) /* the plan was full of more urgent files */
 
 /* Why an event was not used. */
 #define PPF_DROP_REASONS PPF_LIST(					\

@@ -34,6 +34,7 @@
  *
  * Everything here runs in the worker under ppf_worker_mutex.
  */
+#include <linux/blkdev.h>
 #include <linux/exportfs.h>
 #include <linux/fs.h>
 #include <linux/mm.h>
@@ -53,13 +54,22 @@
 #define PPF_WASTE_EVENTS	1024
 #define PPF_INFLIGHT_RECORDS	256
 #define PPF_PENDING_RECORDS	1024
-/* Most in-flight records found still reading per reap. */
-#define PPF_REAP_BATCH		8
+/*
+ * Readahead is started in chunks of at most this many pages (256 KiB), so
+ * that a task's own read never waits behind more than one chunk per
+ * request the device serves at once: 26 ms at the paper's 10 MB/s, 1.3 ms
+ * at 200 MB/s.
+ */
+#define PPF_CHUNK_PAGES		(256 >> (PAGE_SHIFT - 10))
 
 /*
  * One readahead started: the pages it covers, @first and @span, and how
  * many of them were not cached and so counted as in flight, @nr.  @nr is 0
- * once the readahead has been seen to finish.
+ * once the readahead has been seen to finish.  @watch is the last folio of
+ * the range that was being read when it was started, with a reference: its
+ * unlocking says the readahead is done, without looking the file up again.
+ * A folio reference keeps no file system busy (an unmount truncates the
+ * page cache around it, and the folio is freed at the last folio_put()).
  */
 struct ppf_issue {
 	u32 id;
@@ -67,6 +77,7 @@ struct ppf_issue {
 	unsigned long span;
 	unsigned long nr;
 	u64 seq;
+	struct folio *watch;
 };
 
 static struct ppf_issue ppf_inflight[PPF_INFLIGHT_RECORDS];
@@ -118,27 +129,57 @@ static struct dentry *ppf_decode(struct super_block *sb, struct ppf_file *f)
 					     f->fh_len, f->fh_type);
 }
 
-/* Has the readahead recorded in @r finished (or been forgotten)? */
+/* Has the readahead recorded in @r finished? */
 static bool ppf_issue_done(const struct ppf_issue *r)
 {
-	struct ppf_file *f = ppf_files_find_id(r->id);
-	struct super_block *sb;
-	struct dentry *dentry;
-	bool reading = false;
+	return !r->watch || !folio_test_locked(r->watch);
+}
 
-	if (!f)
-		return true;
-	sb = ppf_sb_pin(f->sb);
-	if (!sb)
-		return true;
-	dentry = ppf_decode(sb, f);
-	if (!IS_ERR_OR_NULL(dentry)) {
-		ppf_pages_cached(d_inode(dentry)->i_mapping, r->first, r->span,
-				 &reading);
-		dput(dentry);
+/* No longer in flight: not counted, its folio let go. */
+static void ppf_issue_retire(struct ppf_issue *r)
+{
+	ppf_inflight_pages -= r->nr;
+	r->nr = 0;
+	if (r->watch) {
+		folio_put(r->watch);
+		r->watch = NULL;
 	}
-	ppf_sb_unpin(sb);
-	return !reading;
+}
+
+/*
+ * The folio to watch for the end of the readahead of [@first, +@nr): the
+ * last one still being read, with a reference; NULL if none is (all read
+ * already, or not allocated).  Taken as filemap_get_entry() does: a
+ * reference, then a check that the folio is still the one in the mapping.
+ */
+static struct folio *ppf_watch_folio(struct address_space *mapping,
+				     pgoff_t first, unsigned long nr)
+{
+	XA_STATE(xas, &mapping->i_pages, first);
+	struct folio *folio, *found = NULL;
+	pgoff_t index = 0;
+
+	rcu_read_lock();
+	xas_for_each(&xas, folio, first + nr - 1) {
+		if (xas_retry(&xas, folio) || xa_is_value(folio))
+			continue;
+		if (!folio_test_uptodate(folio) && folio_test_locked(folio)) {
+			found = folio;
+			index = xas.xa_index;
+		}
+	}
+	if (found) {
+		xas_set(&xas, index);
+		found = xas_load(&xas);
+		if (!found || xa_is_value(found) || !folio_try_get(found)) {
+			found = NULL;
+		} else if (found != xas_reload(&xas)) {
+			folio_put(found);
+			found = NULL;
+		}
+	}
+	rcu_read_unlock();
+	return found;
 }
 
 /* Move the head of the in-flight list over retired records. */
@@ -153,28 +194,34 @@ static void ppf_inflight_skip_retired(void)
  * Retire the readahead that has finished.  Reads finish out of order (a
  * small file's before a large one's, a failed one at once), so every
  * record is looked at, not just the oldest: a finished one is retired where
- * it stands and the head moves over retired records.  A record is retired
- * once, so the cost per readahead started is constant, and the records
- * found still reading are bounded by PPF_REAP_BATCH per call.
+ * it stands and the head moves over retired records.  Looking is a flag
+ * test on a folio held, so every record is looked at each time.
  */
 static void ppf_inflight_reap(void)
 {
-	unsigned int checks = PPF_REAP_BATCH;
 	unsigned int i;
 
-	for (i = ppf_inflight_head; i != ppf_inflight_tail && checks; i++) {
+	for (i = ppf_inflight_head; i != ppf_inflight_tail; i++) {
 		struct ppf_issue *r = &ppf_inflight[i % PPF_INFLIGHT_RECORDS];
 
-		if (!r->nr)
-			continue;
-		if (!ppf_issue_done(r)) {
-			checks--;
-			continue;
-		}
-		ppf_inflight_pages -= r->nr;
-		r->nr = 0;
+		if (r->nr && ppf_issue_done(r))
+			ppf_issue_retire(r);
 	}
 	ppf_inflight_skip_retired();
+}
+
+/**
+ * ppf_prefetch_busy() - is prefetched data still being read?
+ *
+ * Retires what has finished first.  The caller holds ppf_worker_mutex.
+ *
+ * Return: true while any readahead started is still in flight.
+ */
+bool ppf_prefetch_busy(void)
+{
+	lockdep_assert_held(&ppf_worker_mutex);
+	ppf_inflight_reap();
+	return ppf_inflight_pages != 0;
 }
 
 /*
@@ -194,8 +241,7 @@ static void ppf_inflight_demanded(u32 id, u64 seq)
 		if (r->seq < seq)
 			break;
 		if (r->id == id && r->seq == seq) {
-			ppf_inflight_pages -= r->nr;
-			r->nr = 0;
+			ppf_issue_retire(r);
 			break;
 		}
 	}
@@ -203,18 +249,17 @@ static void ppf_inflight_demanded(u32 id, u64 seq)
 }
 
 static void ppf_inflight_add(u32 id, pgoff_t first, unsigned long span,
-			     unsigned long nr, u64 seq)
+			     unsigned long nr, u64 seq, struct folio *watch)
 {
 	struct ppf_issue *r;
 
 	/* Full: forget the oldest, it has had the longest to finish. */
-	if (ppf_inflight_tail - ppf_inflight_head == PPF_INFLIGHT_RECORDS) {
-		r = &ppf_inflight[ppf_inflight_head++ % PPF_INFLIGHT_RECORDS];
-		ppf_inflight_pages -= r->nr;
-	}
+	if (ppf_inflight_tail - ppf_inflight_head == PPF_INFLIGHT_RECORDS)
+		ppf_issue_retire(&ppf_inflight[ppf_inflight_head++ % PPF_INFLIGHT_RECORDS]);
 	r = &ppf_inflight[ppf_inflight_tail++ % PPF_INFLIGHT_RECORDS];
 	*r = (struct ppf_issue){
 		.id = id, .first = first, .span = span, .nr = nr, .seq = seq,
+		.watch = watch,
 	};
 	ppf_inflight_pages += nr;
 }
@@ -287,6 +332,7 @@ void ppf_prefetch_opened(struct ppf_file *f)
 void ppf_prefetch_forget_file(struct ppf_file *f)
 {
 	lockdep_assert_held(&ppf_worker_mutex);
+	ppf_plan_forget_file(f);
 	if (f->prefetch.pending_seq)
 		ppf_stat_inc(prefetch_wasted);
 }
@@ -334,21 +380,77 @@ static bool ppf_known_cached(struct ppf_file *f)
 }
 
 /*
- * Read ahead the file; the caller has pinned its file system.  Returns
- * whether readahead was started, and if not, sets *@why.
+ * How many prefetched pages may be in flight when the next chunk of a file
+ * on @inode's device starts: one chunk per request the device serves at once
+ * (its queue depth), at least two so that the device need not wait for the
+ * worker between chunks; two on a rotational disk whatever its queue depth,
+ * because once in the drive's own queue a prefetch competes with the tasks'
+ * reads as an equal, whereas in the elevator they pass it (DOC: I/O class).
+ * Never more than max_inflight_kb.
+ */
+static unsigned long ppf_inflight_limit(struct inode *inode)
+{
+	unsigned long max = READ_ONCE(ppf_config.max_inflight_kb) >> (PAGE_SHIFT - 10);
+	struct block_device *bdev = inode->i_sb->s_bdev;
+	unsigned long chunks = 2;
+
+	if (bdev && bdev_nonrot(bdev))
+		chunks = max_t(unsigned long, chunks,
+			       bdev_get_queue(bdev)->queue_depth);
+	return min(max, chunks * PPF_CHUNK_PAGES);
+}
+
+/*
+ * The next chunk of the pages to read, from *@next on (0: from the start of
+ * the range), moving over chunks found all cached.  Returns its size (0: the
+ * rest of the range is cached) and sets *@first; counts the cached pages it
+ * moved over, and in *@cached those of the chunk returned.
+ */
+static unsigned long ppf_next_chunk(struct address_space *mapping,
+				    pgoff_t start, unsigned long nr,
+				    pgoff_t next, pgoff_t *first,
+				    unsigned long *cached)
+{
+	unsigned long chunk;
+	bool reading;
+
+	if (next > start && next < start + nr) {
+		nr -= next - start;
+		start = next;
+	}
+	while (nr) {
+		chunk = min_t(unsigned long, nr, PPF_CHUNK_PAGES);
+		*cached = ppf_pages_cached(mapping, start, chunk, &reading);
+		if (*cached < chunk) {
+			*first = start;
+			return chunk;
+		}
+		ppf_stat_add(pages_cached, chunk);
+		start += chunk;
+		nr -= chunk;
+		cond_resched();
+	}
+	return 0;
+}
+
+/*
+ * Read ahead the next chunk of the file; the caller has pinned its file
+ * system.  Returns whether readahead was started, and if not, sets *@why.
+ * *@next is where the next chunk starts, 0 when nothing is left.
  */
 static bool ppf_prefetch_file(struct super_block *sb, struct ppf_file *f,
-			      const struct cred *cred, u64 seq,
+			      const struct cred *cred, u64 seq, pgoff_t *next,
 			      enum ppf_skip_reason *why)
 {
 	struct ppf_prefetch_state *st = &f->prefetch;
+	bool fresh = !*next;
 	const struct cred *old;
+	struct address_space *mapping;
 	struct dentry *dentry;
 	struct inode *inode;
-	unsigned long wanted, nr, cached, inflight_max, removals;
-	pgoff_t first;
+	unsigned long wanted, nr, chunk, cached = 0, removals, limit;
+	pgoff_t start, first = 0;
 	bool started = false;
-	bool reading;
 	int err;
 
 	dentry = ppf_decode(sb, f);
@@ -357,6 +459,7 @@ static bool ppf_prefetch_file(struct super_block *sb, struct ppf_file *f,
 		return false;
 	}
 	inode = d_inode(dentry);
+	mapping = inode->i_mapping;
 	if (!S_ISREG(inode->i_mode) || inode->i_ino != f->ino ||
 	    inode->i_generation != f->gen) {
 		*why = PPF_SKIP_STALE;
@@ -370,37 +473,45 @@ static bool ppf_prefetch_file(struct super_block *sb, struct ppf_file *f,
 		*why = PPF_SKIP_PERM;
 		goto out;
 	}
-	wanted = ppf_wanted_range(f, &first);
-	nr = ppf_prefetch_range(wanted, first, inode);
-	removals = ppf_page_cache_removals_of(inode->i_mapping);
-	cached = nr ? ppf_pages_cached(inode->i_mapping, first, nr, &reading) : 0;
-	ppf_stat_add(pages_cached, cached);
-	if (cached == nr) {
-		st->cached_first = first;
-		st->cached_span = wanted;
-		st->cached_pages = nr;
-		st->cached_removals = removals;
+	wanted = ppf_wanted_range(f, &start);
+	nr = ppf_prefetch_range(wanted, start, inode);
+	removals = ppf_page_cache_removals_of(mapping);
+	chunk = ppf_next_chunk(mapping, start, nr, *next, &first, &cached);
+	if (!chunk) {
+		if (fresh) {
+			st->cached_first = start;
+			st->cached_span = wanted;
+			st->cached_pages = nr;
+			st->cached_removals = removals;
+		}
+		*next = 0;
 		*why = PPF_SKIP_CACHED;
 		goto out;
 	}
 	st->cached_span = 0;
-	inflight_max = READ_ONCE(ppf_config.max_inflight_kb) >> (PAGE_SHIFT - 10);
-	if (ppf_inflight_pages + nr - cached > inflight_max)
+	ppf_stat_add(pages_cached, cached);
+	limit = ppf_inflight_limit(inode);
+	if (ppf_inflight_pages + chunk - cached > limit)
 		ppf_inflight_reap();
-	if (ppf_inflight_pages + nr - cached > inflight_max) {
+	if (ppf_inflight_pages && ppf_inflight_pages + chunk - cached > limit) {
+		*next = first;	/* where to go on when there is room */
 		*why = PPF_SKIP_INFLIGHT;
 		goto out;
 	}
 	{
-		DEFINE_READAHEAD(ractl, NULL, NULL, inode->i_mapping, first);
+		DEFINE_READAHEAD(ractl, NULL, NULL, mapping, first);
 
-		page_cache_ra_unbounded(&ractl, nr, 0);
+		page_cache_ra_unbounded(&ractl, chunk, 0);
 	}
-	ppf_stat_inc(prefetch_issued);
-	ppf_stat_add(pages_requested, nr - cached);
-	trace_ppf_prefetch(ppf_sb_dev(f->sb), f->ino, f->id, first, nr, cached);
-	ppf_inflight_add(f->id, first, nr, nr - cached, seq);
-	ppf_pending_add(f, seq);
+	ppf_stat_add(pages_requested, chunk - cached);
+	trace_ppf_prefetch(ppf_sb_dev(f->sb), f->ino, f->id, first, chunk, cached);
+	ppf_inflight_add(f->id, first, chunk, chunk - cached, seq,
+			 ppf_watch_folio(mapping, first, chunk));
+	if (fresh) {
+		ppf_stat_inc(prefetch_issued);
+		ppf_pending_add(f, seq);
+	}
+	*next = first + chunk < start + nr ? first + chunk : 0;
 	started = true;
 out:
 	dput(dentry);
@@ -408,25 +519,21 @@ out:
 }
 
 /**
- * ppf_prefetch() - act on one prediction
+ * ppf_prefetch_wanted() - is a predicted file worth planning at all?
  * @f: the predicted file
- * @cred: credentials of the task whose open led to the prediction
  * @seq: the current event number
- * @why: set to the reason when no readahead was started
+ * @why: set to the reason when it is not
  *
- * Counts what it read and found cached, not what it skipped: the caller
- * counts and traces the skip, and decides whether to forget @f (a stale
- * file, or one whose file system is gone).  The caller holds
+ * The checks that need no I/O and no file: prefetched a few events ago and
+ * not opened since, or its range found all cached with nothing removed from
+ * the page cache since.  Counts what it found cached.  The caller holds
  * ppf_worker_mutex.
  *
- * Return: true if readahead was started.
+ * Return: true if @f should be planned.
  */
-bool ppf_prefetch(struct ppf_file *f, const struct cred *cred, u64 seq,
-		  enum ppf_skip_reason *why)
+bool ppf_prefetch_wanted(struct ppf_file *f, u64 seq, enum ppf_skip_reason *why)
 {
 	const struct ppf_prefetch_state *st = &f->prefetch;
-	struct super_block *sb;
-	bool started;
 
 	lockdep_assert_held(&ppf_worker_mutex);
 	if (st->pending_seq && seq - st->pending_seq < PPF_RECENT_EVENTS) {
@@ -439,8 +546,34 @@ bool ppf_prefetch(struct ppf_file *f, const struct cred *cred, u64 seq,
 		*why = PPF_SKIP_CACHED;
 		return false;
 	}
-	if (ppf_low_memory(READ_ONCE(ppf_config.max_prefetch_kb) >>
-			   (PAGE_SHIFT - 10))) {
+	return true;
+}
+
+/**
+ * ppf_prefetch() - start the readahead of the next chunk of a planned file
+ * @f: the file
+ * @cred: credentials of the task whose open led to its prediction
+ * @seq: the current event number
+ * @next: where the chunk starts (0: at the start of the file's range);
+ *	set to where the next one does, 0 when the range is done
+ * @why: set to the reason when no readahead was started
+ *
+ * Counts what it read and found cached, not what it skipped: the caller
+ * counts and traces the skip, and decides whether to forget @f (a stale
+ * file, or one whose file system is gone).  PPF_SKIP_INFLIGHT means "not
+ * now": too much is being read, *@next is where to go on.  The caller holds
+ * ppf_worker_mutex.
+ *
+ * Return: true if readahead was started.
+ */
+bool ppf_prefetch(struct ppf_file *f, const struct cred *cred, u64 seq,
+		  pgoff_t *next, enum ppf_skip_reason *why)
+{
+	struct super_block *sb;
+	bool started;
+
+	lockdep_assert_held(&ppf_worker_mutex);
+	if (ppf_low_memory(PPF_CHUNK_PAGES)) {
 		*why = PPF_SKIP_LOWMEM;
 		return false;
 	}
@@ -449,7 +582,7 @@ bool ppf_prefetch(struct ppf_file *f, const struct cred *cred, u64 seq,
 		*why = PPF_SKIP_UNMOUNTED;
 		return false;
 	}
-	started = ppf_prefetch_file(sb, f, cred, seq, why);
+	started = ppf_prefetch_file(sb, f, cred, seq, next, why);
 	ppf_sb_unpin(sb);
 	return started;
 }
@@ -463,6 +596,8 @@ bool ppf_prefetch(struct ppf_file *f, const struct cred *cred, u64 seq,
 void ppf_prefetch_forget_all(void)
 {
 	lockdep_assert_held(&ppf_worker_mutex);
+	while (ppf_inflight_head != ppf_inflight_tail)
+		ppf_issue_retire(&ppf_inflight[ppf_inflight_head++ % PPF_INFLIGHT_RECORDS]);
 	ppf_inflight_head = 0;
 	ppf_inflight_tail = 0;
 	ppf_inflight_pages = 0;

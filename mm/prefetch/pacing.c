@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pacing.c - the plan: predicted files waiting to be read, most urgent first
+ *
+ * DOC: Pacing
+ *
+ * A prediction does not start readahead at once.  It puts the file in the
+ * plan, a short list ordered by when the file is expected: the event number
+ * of the open that predicted it plus the prediction's lead (EPCM names
+ * files several opens ahead; the next one is needed first).  A file planned
+ * again keeps the earlier of its two times.
+ *
+ * After each batch of events, and every PPF_PACE_NS while anything is
+ * planned or being read, the worker starts the readahead of the plan's head
+ * one chunk at a time (readahead.c), until the device has as much
+ * prefetched data in flight as it may (ppf_inflight_limit()).  A large file
+ * stays at the head until its last chunk has started.  So the device's
+ * queue never holds more than a few chunks of prefetch: a task that needs a
+ * file being prefetched, or reads one that was not predicted, waits for at
+ * most those, not for megabytes queued in prediction order, and the file
+ * needed soonest is read first.
+ *
+ * A planned file that is opened before its readahead started is dropped
+ * from the plan: the task reads it itself.  One still planned long after it
+ * was expected (PPF_PLAN_LATE events) was a wrong prediction and is dropped
+ * too; so is the least urgent one when the plan is full.
+ *
+ * Everything here runs in the worker under ppf_worker_mutex, but the timer.
+ */
+#include <linux/cred.h>
+#include <linux/hrtimer.h>
+#include <linux/string.h>
+#include "ppf.h"
+#include "ppf_trace.h"
+
+#define PPF_PLAN_SLOTS		128
+/* Planned this many events after it was expected, and not opened: wrong. */
+#define PPF_PLAN_LATE		64
+/* How often the worker looks at the readahead in flight while it waits. */
+#define PPF_PACE_NS		(500 * NSEC_PER_USEC)
+
+/**
+ * struct ppf_plan - a file planned for readahead
+ * @id: its id in the file table
+ * @due: the event number at which it is expected
+ * @next: where its next chunk starts; 0 before the first one
+ * @cred: credentials of the task whose open predicted it, with a reference
+ */
+struct ppf_plan {
+	u32 id;
+	u64 due;
+	pgoff_t next;
+	const struct cred *cred;
+};
+
+/* Ordered by @due, the most urgent first; under ppf_worker_mutex. */
+static struct ppf_plan ppf_plans[PPF_PLAN_SLOTS];
+static unsigned int ppf_nr_plans;
+static struct hrtimer ppf_pace_timer;
+static bool ppf_pacing_stopped;
+
+static void ppf_plan_remove(unsigned int i)
+{
+	struct ppf_file *f = ppf_files_find_id(ppf_plans[i].id);
+
+	if (f)
+		f->prefetch.planned = false;
+	put_cred(ppf_plans[i].cred);
+	memmove(&ppf_plans[i], &ppf_plans[i + 1],
+		(ppf_nr_plans - i - 1) * sizeof(ppf_plans[0]));
+	ppf_nr_plans--;
+}
+
+static int ppf_plan_find(u32 id)
+{
+	unsigned int i;
+
+	for (i = 0; i < ppf_nr_plans; i++)
+		if (ppf_plans[i].id == id)
+			return i;
+	return -1;
+}
+
+/* Put @p at its place by @due, moving the entries from @from on. */
+static void ppf_plan_insert(const struct ppf_plan *p)
+{
+	unsigned int i = ppf_nr_plans;
+
+	while (i && ppf_plans[i - 1].due > p->due) {
+		ppf_plans[i] = ppf_plans[i - 1];
+		i--;
+	}
+	ppf_plans[i] = *p;
+	ppf_nr_plans++;
+}
+
+/* Count and trace a prediction not acted on; forget a file that is gone. */
+static void ppf_plan_skipped(struct ppf_file *f, u32 id, enum ppf_skip_reason why)
+{
+	ppf_stat_inc(skipped[why]);
+	trace_ppf_prefetch_skip(id, why);
+	if (f && (why == PPF_SKIP_STALE || why == PPF_SKIP_UNMOUNTED))
+		ppf_files_forget(f);
+}
+
+/**
+ * ppf_plan() - plan the readahead of a predicted file
+ * @id: the predicted file's id
+ * @cred: credentials of the task whose open predicted it
+ * @seq: the event number of that open
+ * @lead: how many opens ahead the model expects it
+ *
+ * The caller holds ppf_worker_mutex.
+ */
+void ppf_plan(u32 id, const struct cred *cred, u64 seq, u16 lead)
+{
+	struct ppf_file *f = ppf_files_find_id(id);
+	enum ppf_skip_reason why = PPF_SKIP_UNKNOWN;
+	struct ppf_plan p = { .id = id, .due = seq + lead };
+	int i;
+
+	lockdep_assert_held(&ppf_worker_mutex);
+	if (!f || !ppf_prefetch_wanted(f, seq, &why)) {
+		ppf_plan_skipped(f, id, why);
+		return;
+	}
+	if (f->prefetch.planned) {
+		i = ppf_plan_find(id);
+		if (i < 0 || ppf_plans[i].due <= p.due)
+			return;
+		p = ppf_plans[i];
+		p.due = seq + lead;
+		memmove(&ppf_plans[i], &ppf_plans[i + 1],
+			(ppf_nr_plans - i - 1) * sizeof(ppf_plans[0]));
+		ppf_nr_plans--;
+		ppf_plan_insert(&p);
+		return;
+	}
+	if (ppf_nr_plans == PPF_PLAN_SLOTS) {
+		if (ppf_plans[ppf_nr_plans - 1].due <= p.due) {
+			ppf_plan_skipped(f, id, PPF_SKIP_PLAN_FULL);
+			return;
+		}
+		ppf_stat_inc(skipped[PPF_SKIP_PLAN_FULL]);
+		ppf_plan_remove(ppf_nr_plans - 1);
+	}
+	p.cred = get_cred(cred);
+	f->prefetch.planned = true;
+	ppf_plan_insert(&p);
+}
+
+/**
+ * ppf_plan_opened() - a file was opened: it needs no readahead not started
+ * @f: the file
+ *
+ * The caller holds ppf_worker_mutex.
+ */
+void ppf_plan_opened(struct ppf_file *f)
+{
+	int i;
+
+	lockdep_assert_held(&ppf_worker_mutex);
+	if (!f->prefetch.planned)
+		return;
+	i = ppf_plan_find(f->id);
+	if (i >= 0 && !ppf_plans[i].next)
+		ppf_plan_remove(i);
+}
+
+/**
+ * ppf_pace() - start what the plan and the device's room allow
+ * @seq: the current event number
+ *
+ * The caller holds ppf_worker_mutex.
+ *
+ * Return: true if the worker should look again in PPF_PACE_NS: something
+ * is planned or being read.
+ */
+bool ppf_pace(u64 seq)
+{
+	enum ppf_skip_reason why;
+	struct ppf_plan *p;
+	struct ppf_file *f;
+
+	lockdep_assert_held(&ppf_worker_mutex);
+	while (ppf_nr_plans) {
+		p = &ppf_plans[0];
+		f = ppf_files_find_id(p->id);
+		if (!f) {
+			ppf_plan_remove(0);
+			continue;
+		}
+		if (!p->next && p->due + PPF_PLAN_LATE < seq) {
+			ppf_plan_skipped(f, p->id, PPF_SKIP_LATE);
+			ppf_plan_remove(0);
+			continue;
+		}
+		if (ppf_prefetch(f, p->cred, seq, &p->next, &why)) {
+			if (!p->next)
+				ppf_plan_remove(0);
+			continue;
+		}
+		if (why == PPF_SKIP_INFLIGHT)
+			break;	/* no room now: the head goes first later */
+		/* ppf_plan_skipped() may forget @f: take it off the plan first */
+		ppf_plan_remove(0);
+		ppf_plan_skipped(f, f->id, why);
+	}
+	return ppf_nr_plans || ppf_prefetch_busy();
+}
+
+/**
+ * ppf_pace_later() - have the worker call ppf_pace() again in PPF_PACE_NS
+ */
+void ppf_pace_later(void)
+{
+	if (!READ_ONCE(ppf_pacing_stopped) && !hrtimer_active(&ppf_pace_timer))
+		hrtimer_start(&ppf_pace_timer, ns_to_ktime(PPF_PACE_NS),
+			      HRTIMER_MODE_REL);
+}
+
+static enum hrtimer_restart ppf_pace_timer_fn(struct hrtimer *timer)
+{
+	ppf_engine_kick();
+	return HRTIMER_NORESTART;
+}
+
+/**
+ * ppf_plan_forget_file() - a file leaves the file table: out of the plan
+ * @f: the file
+ *
+ * The caller holds ppf_worker_mutex.
+ */
+void ppf_plan_forget_file(struct ppf_file *f)
+{
+	int i;
+
+	lockdep_assert_held(&ppf_worker_mutex);
+	if (!f->prefetch.planned)
+		return;
+	i = ppf_plan_find(f->id);
+	if (i >= 0)
+		ppf_plan_remove(i);
+}
+
+/**
+ * ppf_plan_forget_all() - empty the plan
+ *
+ * On reset and unload.  The caller holds ppf_worker_mutex.
+ */
+void ppf_plan_forget_all(void)
+{
+	lockdep_assert_held(&ppf_worker_mutex);
+	while (ppf_nr_plans)
+		ppf_plan_remove(ppf_nr_plans - 1);
+}
+
+void ppf_pacing_init(void)
+{
+	hrtimer_init(&ppf_pace_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	ppf_pace_timer.function = ppf_pace_timer_fn;
+	WRITE_ONCE(ppf_pacing_stopped, false);
+}
+
+/*
+ * No timer runs once this returns, and the worker arms none from now on.
+ * The worker may have armed one just before: the engine flushes the worker
+ * and calls this again (ppf_engine_exit()).
+ */
+void ppf_pacing_stop(void)
+{
+	WRITE_ONCE(ppf_pacing_stopped, true);
+	hrtimer_cancel(&ppf_pace_timer);
+}
