@@ -215,6 +215,7 @@ static void ppf_work_fn(struct kthread_work *work)
 {
 	struct blk_plug plug;
 	unsigned int i, n;
+	u64 delay;
 
 	while ((n = ppf_ring_pop(ppf_batch, PPF_BATCH))) {
 		u64 start = ktime_get_ns();
@@ -227,8 +228,9 @@ static void ppf_work_fn(struct kthread_work *work)
 			else
 				ppf_engine_open(&ppf_batch[i]);
 		}
-		if (ppf_pace(ppf_seq))
-			ppf_pace_later();
+		delay = ppf_pace(ppf_seq);
+		if (delay)
+			ppf_pace_later(delay);
 		blk_finish_plug(&plug);
 		mutex_unlock(&ppf_worker_mutex);
 		for (i = 0; i < n; i++)
@@ -244,11 +246,13 @@ static void ppf_pace_fn(struct kthread_work *work)
 {
 	struct blk_plug plug;
 	u64 start = ktime_get_ns();
+	u64 delay;
 
 	mutex_lock(&ppf_worker_mutex);
 	blk_start_plug(&plug);
-	if (ppf_pace(ppf_seq))
-		ppf_pace_later();
+	delay = ppf_pace(ppf_seq);
+	if (delay)
+		ppf_pace_later(delay);
 	blk_finish_plug(&plug);
 	mutex_unlock(&ppf_worker_mutex);
 	ppf_stat_add(worker_ns, ktime_get_ns() - start);

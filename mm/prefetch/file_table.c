@@ -233,8 +233,10 @@ struct ppf_file *ppf_files_find_id(u32 id)
 void ppf_file_apply_read(struct ppf_file *f, pgoff_t first, pgoff_t last)
 {
 	spin_lock(&f->lock);
-	if (!f->dead)
+	if (!f->dead) {
 		ppf_range_extend(&f->cur_first, &f->cur_last, first, last);
+		f->cur_map |= ppf_seg_mask(first, last);
+	}
 	spin_unlock(&f->lock);
 }
 
@@ -292,7 +294,9 @@ void ppf_file_opened(struct ppf_file *f)
 	if (!f->dead && f->cur_first <= f->cur_last) {
 		f->prev_first = f->cur_first;
 		f->prev_last = f->cur_last;
+		f->prev_map = f->cur_map;
 		ppf_range_clear(&f->cur_first, &f->cur_last);
+		f->cur_map = 0;
 	}
 	spin_unlock(&f->lock);
 }
@@ -302,10 +306,12 @@ void ppf_file_opened(struct ppf_file *f)
  * @f: the entry
  * @first: set to the first page
  * @last: set to the last page
+ * @map: set to the segments read (ppf_seg_mask())
  *
  * Return: false if no read of the file has been seen.
  */
-bool ppf_file_last_use(struct ppf_file *f, pgoff_t *first, pgoff_t *last)
+bool ppf_file_last_use(struct ppf_file *f, pgoff_t *first, pgoff_t *last,
+		       u64 *map)
 {
 	bool known = true;
 
@@ -313,9 +319,11 @@ bool ppf_file_last_use(struct ppf_file *f, pgoff_t *first, pgoff_t *last)
 	if (f->cur_first <= f->cur_last) {
 		*first = f->cur_first;
 		*last = f->cur_last;
+		*map = f->cur_map;
 	} else if (f->prev_first <= f->prev_last) {
 		*first = f->prev_first;
 		*last = f->prev_last;
+		*map = f->prev_map;
 	} else {
 		known = false;
 	}

@@ -13,8 +13,11 @@
  * After each batch of events, and every PPF_PACE_NS while anything is
  * planned or being read, the worker starts the readahead of the plan's head
  * one chunk at a time (readahead.c), until the device has as much
- * prefetched data in flight as it may (ppf_inflight_limit()).  A large file
- * stays at the head until its last chunk has started.  So the device's
+ * prefetched data in flight as it may (ppf_inflight_limit()), or, on a
+ * rotational disk, while tasks are reading (DOC: Demand hook; the worker
+ * then looks again when they will have paused for demand_wait_us).  A large file
+ * goes one event later after each chunk, so that the files expected right
+ * after it are read between its chunks.  So the device's
  * queue never holds more than a few chunks of prefetch: a task that needs a
  * file being prefetched, or reads one that was not predicted, waits for at
  * most those, not for megabytes queued in prediction order, and the file
@@ -92,6 +95,23 @@ static void ppf_plan_insert(const struct ppf_plan *p)
 	}
 	ppf_plans[i] = *p;
 	ppf_nr_plans++;
+}
+
+/*
+ * A large file started: its next chunk is due one event later, so that the
+ * files expected right after it are read between its chunks instead of
+ * after all of them.
+ */
+static void ppf_plan_later(unsigned int i)
+{
+	struct ppf_plan p = ppf_plans[i];
+
+	p.due++;
+	while (i + 1 < ppf_nr_plans && ppf_plans[i + 1].due <= p.due) {
+		ppf_plans[i] = ppf_plans[i + 1];
+		i++;
+	}
+	ppf_plans[i] = p;
 }
 
 /* Count and trace a prediction not acted on; forget a file that is gone. */
@@ -173,11 +193,12 @@ void ppf_plan_opened(struct ppf_file *f)
  *
  * The caller holds ppf_worker_mutex.
  *
- * Return: true if the worker should look again in PPF_PACE_NS: something
- * is planned or being read.
+ * Return: in how many nanoseconds the worker should look again (0: never,
+ * nothing is planned or being read).
  */
-bool ppf_pace(u64 seq)
+u64 ppf_pace(u64 seq)
 {
+	u64 wait = (u64)READ_ONCE(ppf_config.demand_wait_us) * NSEC_PER_USEC;
 	enum ppf_skip_reason why;
 	struct ppf_plan *p;
 	struct ppf_file *f;
@@ -198,24 +219,35 @@ bool ppf_pace(u64 seq)
 		if (ppf_prefetch(f, p->cred, seq, &p->next, &why)) {
 			if (!p->next)
 				ppf_plan_remove(0);
+			else
+				ppf_plan_later(0);
 			continue;
 		}
-		if (why == PPF_SKIP_INFLIGHT)
-			break;	/* no room now: the head goes first later */
+		if (why == PPF_SKIP_INFLIGHT) {
+			ppf_stat_inc(skipped[why]);
+			return PPF_PACE_NS;	/* no room now: the head goes first later */
+		}
+		if (why == PPF_SKIP_DEMAND) {
+			/* look again when the tasks will have paused long enough */
+			ppf_stat_inc(skipped[why]);
+			return max_t(u64, PPF_PACE_NS,
+				     wait - min(wait, ppf_demand_since_ns()));
+		}
 		/* ppf_plan_skipped() may forget @f: take it off the plan first */
 		ppf_plan_remove(0);
 		ppf_plan_skipped(f, f->id, why);
 	}
-	return ppf_nr_plans || ppf_prefetch_busy();
+	return ppf_prefetch_busy() ? PPF_PACE_NS : 0;
 }
 
 /**
- * ppf_pace_later() - have the worker call ppf_pace() again in PPF_PACE_NS
+ * ppf_pace_later() - have the worker call ppf_pace() again
+ * @delay_ns: in how long
  */
-void ppf_pace_later(void)
+void ppf_pace_later(u64 delay_ns)
 {
 	if (!READ_ONCE(ppf_pacing_stopped) && !hrtimer_active(&ppf_pace_timer))
-		hrtimer_start(&ppf_pace_timer, ns_to_ktime(PPF_PACE_NS),
+		hrtimer_start(&ppf_pace_timer, ns_to_ktime(delay_ns),
 			      HRTIMER_MODE_REL);
 }
 

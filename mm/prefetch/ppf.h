@@ -32,6 +32,8 @@
 #ifndef PPF_PREFETCH_H
 #define PPF_PREFETCH_H
 
+#include <linux/bits.h>
+#include <linux/minmax.h>
 #include <linux/types.h>
 #include <linux/cred.h>
 #include <linux/fs.h>
@@ -55,6 +57,8 @@
  * @max_inflight_kb: most prefetched data not yet read from the device
  * @io_class: I/O priority class of the prefetches (IOPRIO_CLASS_IDLE or
  *	IOPRIO_CLASS_BE), see ppf_engine_set_io_class()
+ * @demand_wait_us: on a rotational disk, start no prefetch until tasks have
+ *	started no read for this long (0: do not wait), see DOC: Demand hook
  * @memory_kb: memory budget of the model
  * @max_files: files remembered in the file table
  * @filesystems: file system types watched, comma separated; empty = all
@@ -69,6 +73,7 @@ struct ppf_config {
 	unsigned int default_prefetch_kb;
 	unsigned int max_inflight_kb;
 	unsigned int io_class;
+	unsigned int demand_wait_us;
 	unsigned int memory_kb;
 	unsigned int max_files;
 	char filesystems[PPF_SB_TYPES_MAX];
@@ -186,6 +191,28 @@ struct ppf_prefetch_state {
 	unsigned long cached_removals;
 };
 
+/*
+ * Which parts of a file a use touched, beside its first and last page: one
+ * bit per segment of PPF_SEG_PAGES pages (256 KiB), the last bit for
+ * everything from segment 63 on (past 15.75 MiB).  A program that maps a
+ * 30 MB library and faults in a few parts of it gets those parts
+ * prefetched, not the whole span between its first and last page.
+ */
+#define PPF_SEG_SHIFT	(18 - PAGE_SHIFT)
+#define PPF_SEG_PAGES	BIT(PPF_SEG_SHIFT)
+#define PPF_SEG_LAST	63
+
+static inline u64 ppf_seg_mask(pgoff_t first, pgoff_t last)
+{
+	return GENMASK_ULL(min_t(pgoff_t, last >> PPF_SEG_SHIFT, PPF_SEG_LAST),
+			   min_t(pgoff_t, first >> PPF_SEG_SHIFT, PPF_SEG_LAST));
+}
+
+static inline bool ppf_seg_used(u64 map, pgoff_t index)
+{
+	return map & BIT_ULL(min_t(pgoff_t, index >> PPF_SEG_SHIFT, PPF_SEG_LAST));
+}
+
 /**
  * struct ppf_file - what ppf remembers of one file
  * @key_node: in the (sb, ino) hash, RCU-protected for the read hook
@@ -205,6 +232,8 @@ struct ppf_prefetch_state {
  * @cur_last: last page read since the latest open
  * @prev_first: first page read during the use before that
  * @prev_last: last page read during the use before that
+ * @cur_map: segments read since the latest open (ppf_seg_mask())
+ * @prev_map: segments read during the use before that
  * @prefetch: what readahead.c knows of it
  */
 struct ppf_file {
@@ -223,6 +252,7 @@ struct ppf_file {
 	u32 fh[PPF_FH_WORDS];
 	pgoff_t cur_first, cur_last;
 	pgoff_t prev_first, prev_last;
+	u64 cur_map, prev_map;
 	struct ppf_prefetch_state prefetch;
 };
 
@@ -241,7 +271,8 @@ bool ppf_files_note_read(struct ppf_sb *sb, struct inode *inode,
 void ppf_file_apply_read(struct ppf_file *f, pgoff_t first, pgoff_t last);
 void ppf_file_opened(struct ppf_file *f);
 void ppf_files_note_open(struct ppf_sb *s, struct inode *inode);
-bool ppf_file_last_use(struct ppf_file *f, pgoff_t *first, pgoff_t *last);
+bool ppf_file_last_use(struct ppf_file *f, pgoff_t *first, pgoff_t *last,
+		       u64 *map);
 
 /* engine.c */
 extern struct mutex ppf_worker_mutex;
@@ -268,8 +299,8 @@ void ppf_plan(u32 id, const struct cred *cred, u64 seq, u16 lead);
 void ppf_plan_opened(struct ppf_file *f);
 void ppf_plan_forget_file(struct ppf_file *f);
 void ppf_plan_forget_all(void);
-bool ppf_pace(u64 seq);
-void ppf_pace_later(void);
+u64 ppf_pace(u64 seq);
+void ppf_pace_later(u64 delay_ns);
 void ppf_pacing_init(void);
 void ppf_pacing_stop(void);
 

@@ -1,36 +1,43 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * readahead.c - turn one prediction into asynchronous readahead
+ * readahead.c - turn a planned file into asynchronous readahead, a chunk at a time
  *
  * DOC: Prefetching a predicted file
  *
- * For each predicted file the worker, in order (ppf_prefetch(), then
- * ppf_prefetch_file()):
+ * When a file is predicted, ppf_prefetch_wanted() decides whether it goes
+ * into the plan (pacing.c) at all, without I/O:
  *
- * 1. skips it if it prefetched it a few events ago and it has not been
- *    opened since (EPCM names the same files event after event);
- * 2. skips it if it found the same range all cached before and no folio
- *    has left any page cache since (see DOC: Removal hook);
- * 3. skips it if the system is short of memory;
- * 4. pins its file system, and skips it if that is being unmounted;
- * 5. decodes the file handle, and skips it if the file was deleted;
- * 6. skips it unless the task whose open led to the prediction may read it;
- * 7. works out the pages to read: those read during the file's latest use
+ * 1. not if it prefetched it a few events ago and it has not been opened
+ *    since (EPCM names the same files event after event);
+ * 2. not if it found the same range all cached before and no folio has
+ *    left any page cache since (see DOC: Removal hook).
+ *
+ * When the plan's head is due, ppf_prefetch() and ppf_prefetch_file():
+ *
+ * 3. skip it if the system is short of memory;
+ * 4. pin its file system, and skip it if that is being unmounted;
+ * 5. decode the file handle, and skip it if the file was deleted;
+ * 6. skip it unless the task whose open led to the prediction may read it;
+ * 7. work out the pages to read: those read during the file's latest use
  *    (or its first default_prefetch_kb), capped at max_prefetch_kb and at
  *    the end of the file;
- * 8. skips it if they are all cached already;
- * 9. skips it if too much prefetched data is still in flight;
- * 10. otherwise starts readahead with page_cache_ra_unbounded(), which
- *     skips cached pages, allocates with readahead_gfp_mask() (no retries,
- *     no warnings: it fails rather than push the system into reclaim),
- *     submits the reads and returns without waiting for them.
+ * 8. take the next chunk of at most PPF_CHUNK_PAGES of them that is not all
+ *    cached (skip the file if none is left);
+ * 9. wait (the plan keeps it at its head) while tasks are reading from the
+ *    device, if it is a rotational disk ("demand", ppf_demand_hold()), and
+ *    while the device has as much prefetched data in flight as
+ *    ppf_inflight_limit() allows ("inflight");
+ * 10. otherwise start readahead of the chunk with page_cache_ra_unbounded(),
+ *     which skips cached pages, allocates with readahead_gfp_mask() (no
+ *     retries, no warnings: it fails rather than push the system into
+ *     reclaim), submits the reads and returns without waiting for them.
  *
- * The engine counts and traces each skip, and forgets the file after 4
- * and 5.  Each file's prefetch record (struct ppf_prefetch_state) is this
+ * The plan counts and traces each skip, and forgets the file after 4 and
+ * 5.  Each file's prefetch record (struct ppf_prefetch_state) is this
  * file's alone, and so is the count of prefetches wasted.
  *
  * Decoding a handle may itself read the inode from disk; that wait is the
- * worker's, never the task's.
+ * worker's, never the task's, and at the worker's I/O class.
  *
  * Everything here runs in the worker under ppf_worker_mutex.
  */
@@ -55,12 +62,12 @@
 #define PPF_INFLIGHT_RECORDS	256
 #define PPF_PENDING_RECORDS	1024
 /*
- * Readahead is started in chunks of at most this many pages (256 KiB), so
- * that a task's own read never waits behind more than one chunk per
- * request the device serves at once: 26 ms at the paper's 10 MB/s, 1.3 ms
- * at 200 MB/s.
+ * Readahead is started in chunks of at most one segment (256 KiB, see
+ * ppf_seg_mask()), so that a task's own read never waits behind more than
+ * one chunk per request the device serves at once: 26 ms at the paper's
+ * 10 MB/s, 1.3 ms at 200 MB/s.
  */
-#define PPF_CHUNK_PAGES		(256 >> (PAGE_SHIFT - 10))
+#define PPF_CHUNK_PAGES		PPF_SEG_PAGES
 
 /*
  * One readahead started: the pages it covers, @first and @span, and how
@@ -337,15 +344,20 @@ void ppf_prefetch_forget_file(struct ppf_file *f)
 		ppf_stat_inc(prefetch_wasted);
 }
 
-/* The pages wanted: the latest use, or the start of the file; capped. */
-static unsigned long ppf_wanted_range(struct ppf_file *f, pgoff_t *first)
+/*
+ * The pages wanted: the latest use, or the start of the file; capped.  *@map
+ * says which segments of them the latest use touched (all for the start).
+ */
+static unsigned long ppf_wanted_range(struct ppf_file *f, pgoff_t *first,
+				      u64 *map)
 {
 	unsigned long max = READ_ONCE(ppf_config.max_prefetch_kb) >> (PAGE_SHIFT - 10);
 	pgoff_t last;
 
-	if (!ppf_file_last_use(f, first, &last)) {
+	if (!ppf_file_last_use(f, first, &last, map)) {
 		*first = 0;
 		last = (READ_ONCE(ppf_config.default_prefetch_kb) >> (PAGE_SHIFT - 10)) - 1;
+		*map = ~0ULL;
 	}
 	return min_t(unsigned long, last - *first + 1, max);
 }
@@ -371,10 +383,11 @@ static bool ppf_known_cached(struct ppf_file *f)
 	const struct ppf_prefetch_state *st = &f->prefetch;
 	pgoff_t first;
 	unsigned long wanted;
+	u64 map;
 
 	if (!st->cached_span)
 		return false;
-	wanted = ppf_wanted_range(f, &first);
+	wanted = ppf_wanted_range(f, &first, &map);
 	return wanted == st->cached_span && first == st->cached_first &&
 	       st->cached_removals == ppf_page_cache_removals();
 }
@@ -401,13 +414,26 @@ static unsigned long ppf_inflight_limit(struct inode *inode)
 }
 
 /*
+ * On a rotational disk, wait while tasks are reading (DOC: Demand hook): a
+ * chunk being served when their next read arrives would delay it.
+ */
+static bool ppf_demand_hold(struct inode *inode)
+{
+	u64 wait = (u64)READ_ONCE(ppf_config.demand_wait_us) * NSEC_PER_USEC;
+	struct block_device *bdev = inode->i_sb->s_bdev;
+
+	return wait && bdev && !bdev_nonrot(bdev) && ppf_demand_since_ns() < wait;
+}
+
+/*
  * The next chunk of the pages to read, from *@next on (0: from the start of
- * the range), moving over chunks found all cached.  Returns its size (0: the
- * rest of the range is cached) and sets *@first; counts the cached pages it
- * moved over, and in *@cached those of the chunk returned.
+ * the range): a piece of one segment that the latest use touched (@map) and
+ * that is not all cached.  Returns its size (0: nothing is left) and sets
+ * *@first; counts the cached pages it moved over, and in *@cached those of
+ * the chunk returned.
  */
 static unsigned long ppf_next_chunk(struct address_space *mapping,
-				    pgoff_t start, unsigned long nr,
+				    pgoff_t start, unsigned long nr, u64 map,
 				    pgoff_t next, pgoff_t *first,
 				    unsigned long *cached)
 {
@@ -419,13 +445,16 @@ static unsigned long ppf_next_chunk(struct address_space *mapping,
 		start = next;
 	}
 	while (nr) {
-		chunk = min_t(unsigned long, nr, PPF_CHUNK_PAGES);
-		*cached = ppf_pages_cached(mapping, start, chunk, &reading);
-		if (*cached < chunk) {
-			*first = start;
-			return chunk;
+		chunk = min_t(unsigned long, nr,
+			      PPF_SEG_PAGES - (start & (PPF_SEG_PAGES - 1)));
+		if (ppf_seg_used(map, start)) {
+			*cached = ppf_pages_cached(mapping, start, chunk, &reading);
+			if (*cached < chunk) {
+				*first = start;
+				return chunk;
+			}
+			ppf_stat_add(pages_cached, chunk);
 		}
-		ppf_stat_add(pages_cached, chunk);
 		start += chunk;
 		nr -= chunk;
 		cond_resched();
@@ -451,6 +480,7 @@ static bool ppf_prefetch_file(struct super_block *sb, struct ppf_file *f,
 	unsigned long wanted, nr, chunk, cached = 0, removals, limit;
 	pgoff_t start, first = 0;
 	bool started = false;
+	u64 map;
 	int err;
 
 	dentry = ppf_decode(sb, f);
@@ -473,10 +503,10 @@ static bool ppf_prefetch_file(struct super_block *sb, struct ppf_file *f,
 		*why = PPF_SKIP_PERM;
 		goto out;
 	}
-	wanted = ppf_wanted_range(f, &start);
+	wanted = ppf_wanted_range(f, &start, &map);
 	nr = ppf_prefetch_range(wanted, start, inode);
 	removals = ppf_page_cache_removals_of(mapping);
-	chunk = ppf_next_chunk(mapping, start, nr, *next, &first, &cached);
+	chunk = ppf_next_chunk(mapping, start, nr, map, *next, &first, &cached);
 	if (!chunk) {
 		if (fresh) {
 			st->cached_first = start;
@@ -490,6 +520,11 @@ static bool ppf_prefetch_file(struct super_block *sb, struct ppf_file *f,
 	}
 	st->cached_span = 0;
 	ppf_stat_add(pages_cached, cached);
+	if (ppf_demand_hold(inode)) {
+		*next = first;	/* where to go on when the tasks pause */
+		*why = PPF_SKIP_DEMAND;
+		goto out;
+	}
 	limit = ppf_inflight_limit(inode);
 	if (ppf_inflight_pages + chunk - cached > limit)
 		ppf_inflight_reap();
