@@ -17,7 +17,6 @@
 
 #include <linux/printk.h>
 #include <linux/tracepoint.h>
-#include "demand_hook.h"
 #include "ppf_hooks.h"
 #include "read_hook.h"
 #include "removal_hook.h"
@@ -29,7 +28,6 @@ static void ppf_probes_unregister(void)
 	bool any = ppf_read_hook_stop();
 
 	any |= ppf_removal_hook_stop();
-	any |= ppf_demand_hook_stop();
 	if (any)
 		tracepoint_synchronize_unregister();
 }
@@ -40,8 +38,6 @@ static int ppf_probes_register(void)
 	int err;
 
 	err = ppf_removal_hook_start();
-	if (!err)
-		err = ppf_demand_hook_start();
 	if (!err)
 		err = ppf_read_hook_start();
 	if (err)
@@ -58,8 +54,7 @@ static int ppf_probes_register(void)
  */
 int ppf_hooks_init(void)
 {
-	if (ppf_read_hook_init() || ppf_removal_hook_init() ||
-	    ppf_demand_hook_init()) {
+	if (ppf_read_hook_init() || ppf_removal_hook_init()) {
 		pr_err("mm_filemap tracepoints not found (CONFIG_TRACEPOINTS?)\n");
 		return -ENOENT;
 	}

@@ -33,7 +33,6 @@ unsigned int ppf_sb_watched(void);
 int ppf_sb_set_types(const char *types);
 unsigned long ppf_page_cache_removals(void);
 unsigned long ppf_page_cache_removals_of(struct address_space *mapping);
-u64 ppf_demand_since_ns(void);
 
 /* Provided by mm/prefetch/, called by the hooks in the task's context. */
 void ppf_event_open(struct ppf_sb *s, struct inode *inode, bool exec);

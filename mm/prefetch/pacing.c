@@ -12,16 +12,15 @@
  *
  * After each batch of events, and every PPF_PACE_NS while anything is
  * planned or being read, the worker starts the readahead of the plan's head
- * one chunk at a time (readahead.c), until the device has as much
- * prefetched data in flight as it may (ppf_inflight_limit()), or, on a
- * rotational disk, while tasks are reading (DOC: Demand hook; the worker
- * then looks again when they will have paused for demand_wait_us).  A large file
- * goes one event later after each chunk, so that the files expected right
- * after it are read between its chunks.  So the device's
- * queue never holds more than a few chunks of prefetch: a task that needs a
- * file being prefetched, or reads one that was not predicted, waits for at
- * most those, not for megabytes queued in prediction order, and the file
- * needed soonest is read first.
+ * one chunk (256 KiB) at a time (readahead.c), while less prefetched data is
+ * in flight than max_inflight_kb.  A large file goes one event later after
+ * each chunk, so that the files expected right after it are read between
+ * its chunks.  What is in flight waits in the elevator at the worker's I/O
+ * class, where the tasks' own reads pass it (ppf_engine_set_io_class());
+ * a chunk already being served delays a task's read by at most one chunk's
+ * transfer.  Measured on the paper's disk, a shallow queue (two chunks)
+ * was no better for Andrew and worse for a start-up that reads for most of
+ * its time: the elevator sorts a deep queue of idle requests into sweeps.
  *
  * A planned file that is opened before its readahead started is dropped
  * from the plan: the task reads it itself.  One still planned long after it
@@ -198,7 +197,6 @@ void ppf_plan_opened(struct ppf_file *f)
  */
 u64 ppf_pace(u64 seq)
 {
-	u64 wait = (u64)READ_ONCE(ppf_config.demand_wait_us) * NSEC_PER_USEC;
 	enum ppf_skip_reason why;
 	struct ppf_plan *p;
 	struct ppf_file *f;
@@ -226,12 +224,6 @@ u64 ppf_pace(u64 seq)
 		if (why == PPF_SKIP_INFLIGHT) {
 			ppf_stat_inc(skipped[why]);
 			return PPF_PACE_NS;	/* no room now: the head goes first later */
-		}
-		if (why == PPF_SKIP_DEMAND) {
-			/* look again when the tasks will have paused long enough */
-			ppf_stat_inc(skipped[why]);
-			return max_t(u64, PPF_PACE_NS,
-				     wait - min(wait, ppf_demand_since_ns()));
 		}
 		/* ppf_plan_skipped() may forget @f: take it off the plan first */
 		ppf_plan_remove(0);

@@ -57,8 +57,6 @@
  * @max_inflight_kb: most prefetched data not yet read from the device
  * @io_class: I/O priority class of the prefetches (IOPRIO_CLASS_IDLE or
  *	IOPRIO_CLASS_BE), see ppf_engine_set_io_class()
- * @demand_wait_us: on a rotational disk, start no prefetch until tasks have
- *	started no read for this long (0: do not wait), see DOC: Demand hook
  * @memory_kb: memory budget of the model
  * @max_files: files remembered in the file table
  * @filesystems: file system types watched, comma separated; empty = all
@@ -73,7 +71,6 @@ struct ppf_config {
 	unsigned int default_prefetch_kb;
 	unsigned int max_inflight_kb;
 	unsigned int io_class;
-	unsigned int demand_wait_us;
 	unsigned int memory_kb;
 	unsigned int max_files;
 	char filesystems[PPF_SB_TYPES_MAX];

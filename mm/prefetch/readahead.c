@@ -23,10 +23,8 @@
  *    the end of the file;
  * 8. take the next chunk of at most PPF_CHUNK_PAGES of them that is not all
  *    cached (skip the file if none is left);
- * 9. wait (the plan keeps it at its head) while tasks are reading from the
- *    device, if it is a rotational disk ("demand", ppf_demand_hold()), and
- *    while the device has as much prefetched data in flight as
- *    ppf_inflight_limit() allows ("inflight");
+ * 9. wait ("inflight": the plan keeps it at its head) while as much
+ *    prefetched data is in flight as max_inflight_kb allows;
  * 10. otherwise start readahead of the chunk with page_cache_ra_unbounded(),
  *     which skips cached pages, allocates with readahead_gfp_mask() (no
  *     retries, no warnings: it fails rather than push the system into
@@ -393,39 +391,6 @@ static bool ppf_known_cached(struct ppf_file *f)
 }
 
 /*
- * How many prefetched pages may be in flight when the next chunk of a file
- * on @inode's device starts: one chunk per request the device serves at once
- * (its queue depth), at least two so that the device need not wait for the
- * worker between chunks; two on a rotational disk whatever its queue depth,
- * because once in the drive's own queue a prefetch competes with the tasks'
- * reads as an equal, whereas in the elevator they pass it (DOC: I/O class).
- * Never more than max_inflight_kb.
- */
-static unsigned long ppf_inflight_limit(struct inode *inode)
-{
-	unsigned long max = READ_ONCE(ppf_config.max_inflight_kb) >> (PAGE_SHIFT - 10);
-	struct block_device *bdev = inode->i_sb->s_bdev;
-	unsigned long chunks = 2;
-
-	if (bdev && bdev_nonrot(bdev))
-		chunks = max_t(unsigned long, chunks,
-			       bdev_get_queue(bdev)->queue_depth);
-	return min(max, chunks * PPF_CHUNK_PAGES);
-}
-
-/*
- * On a rotational disk, wait while tasks are reading (DOC: Demand hook): a
- * chunk being served when their next read arrives would delay it.
- */
-static bool ppf_demand_hold(struct inode *inode)
-{
-	u64 wait = (u64)READ_ONCE(ppf_config.demand_wait_us) * NSEC_PER_USEC;
-	struct block_device *bdev = inode->i_sb->s_bdev;
-
-	return wait && bdev && !bdev_nonrot(bdev) && ppf_demand_since_ns() < wait;
-}
-
-/*
  * The next chunk of the pages to read, from *@next on (0: from the start of
  * the range): a piece of one segment that the latest use touched (@map) and
  * that is not all cached.  Returns its size (0: nothing is left) and sets
@@ -520,12 +485,7 @@ static bool ppf_prefetch_file(struct super_block *sb, struct ppf_file *f,
 	}
 	st->cached_span = 0;
 	ppf_stat_add(pages_cached, cached);
-	if (ppf_demand_hold(inode)) {
-		*next = first;	/* where to go on when the tasks pause */
-		*why = PPF_SKIP_DEMAND;
-		goto out;
-	}
-	limit = ppf_inflight_limit(inode);
+	limit = READ_ONCE(ppf_config.max_inflight_kb) >> (PAGE_SHIFT - 10);
 	if (ppf_inflight_pages + chunk - cached > limit)
 		ppf_inflight_reap();
 	if (ppf_inflight_pages && ppf_inflight_pages + chunk - cached > limit) {

@@ -23,7 +23,6 @@ struct ppf_config ppf_config = {
 	.default_prefetch_kb = 128,
 	.max_inflight_kb = 16384,
 	.io_class = IOPRIO_CLASS_IDLE,
-	.demand_wait_us = 10000,
 	.memory_kb = 16384,
 	.max_files = 65536,
 	.filesystems = "",
@@ -328,9 +327,6 @@ static struct ctl_table ppf_sysctl_table[] = {
 		.mode = 0644,
 		.proc_handler = ppf_sysctl_io_class,
 	},
-	/* At most 1 s. */
-	PPF_UINT("demand_wait_us", &ppf_config.demand_wait_us,
-		 0, 1000000, NULL),
 	/* At most 1 GiB. */
 	PPF_UINT("memory_kb", &ppf_config.memory_kb,
 		 1, 1024 * 1024, ppf_apply_memory),
