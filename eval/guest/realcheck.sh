@@ -60,10 +60,10 @@ real() {  # the recorded command, chrooted; its output kept apart from the conso
 sync; echo 3 > /proc/sys/vm/drop_caches
 timed real-cold real
 grep -v 'very long word' /tmp/real.log > $OUT/real-cold.log
-ls -ln $NEW$ROOT/index > $OUT/real-cold.index.txt
+ls -lan $NEW$ROOT/index > $OUT/real-cold.index.txt
 timed real-hot real
 grep -v 'very long word' /tmp/real.log > $OUT/real-hot.log
-ls -ln $NEW$ROOT/index > $OUT/real-hot.index.txt
+ls -lan $NEW$ROOT/index > $OUT/real-hot.index.txt
 
 # the replay on the same file system, cold (ppf-replay drops the caches
 # itself, after the first sample: its sync and drop are in both deltas) then hot

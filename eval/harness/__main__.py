@@ -68,6 +68,8 @@ def parser() -> argparse.ArgumentParser:
                                          "cold and hot, in one VM (realcheck.py)")
     k.add_argument("workload", help="a workload with a real-tree recipe (glimpse)")
     k.add_argument("--profile", default="hdd-2001", help="disk profile (default hdd-2001)")
+    k.add_argument("--spin-rate", help="the replay's spin rate (iterations/us; default "
+                                       "the experiments': think scaled to compute time)")
     return ap
 
 
@@ -95,7 +97,7 @@ def main(argv: List[str]) -> int:
                           ["glimpse"] if a.cmd == "realcheck" else [])
     if a.cmd == "realcheck":
         from . import realcheck
-        return realcheck.main(a.workload, a.profile)
+        return realcheck.main(a.workload, a.profile, a.spin_rate)
     from . import runner
     if a.cmd == "calibrate":
         from . import calibrate

@@ -35,7 +35,7 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from .. import tracefmt
 from ..vm import run as vm
@@ -218,22 +218,22 @@ def spin_rate(w: Workload, profile: Profile) -> str:
     return runner.spin_rate(exp)
 
 
-def conf(w: Workload, profile: Profile, img_mb: int) -> str:
-    """The guest's /ppf/eval.conf (realcheck.sh)."""
+def conf(w: Workload, profile: Profile, img_mb: int, rate: str) -> str:
+    """The guest's /ppf/eval.conf (realcheck.sh); rate: the replay's spin rate."""
     cmd = base64.b64encode(meta_text(w.trace, "command").encode()).decode()
     v = {"TRACE": "/ppf/trace.gz", "IMAGE": "/ppf/image.img",
-         "SPIN_RATE": spin_rate(w, profile), "ROOT": meta_text(w.trace, "root"),
+         "SPIN_RATE": rate, "ROOT": meta_text(w.trace, "root"),
          "CMD64": cmd}
     return "".join(f"{k}={val}\n" for k, val in v.items()) + profile.eval_conf(img_mb)
 
 
 def boot(b: build.Built, w: Workload, profile: Profile, img: Path, img_mb: int,
-         out: Path) -> Dict[str, Any]:
+         out: Path, rate: str) -> Dict[str, Any]:
     """One VM: realcheck.sh; its results unpacked into out."""
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)
-    (out / "eval.conf").write_text(conf(w, profile, img_mb))
+    (out / "eval.conf").write_text(conf(w, profile, img_mb, rate))
     adds = (f"{b.ko}:/ppf/predictive_prefetch.ko", f"{b.replay}:/ppf/ppf-replay",
             f"{b.helpers['nbcopy']}:/ppf/nbcopy", f"{w.trace}:/ppf/trace.gz",
             f"{out / 'eval.conf'}:/ppf/eval.conf", *profile.guest_adds(b.kdir),
@@ -331,18 +331,23 @@ def table(s: Dict[str, Any]) -> str:
     return "\n".join(out)
 
 
-def main(name: str, profile_name: str) -> int:
+def main(name: str, profile_name: str, rate: Optional[str] = None) -> int:
+    """rate: the replay's spin rate (iterations per us), default the
+    experiments'; another one (e.g. think time scaled to the real program's
+    CPU time in the guest) writes realcheck-NAME-PROFILE-spinRATE."""
     if profile_name not in PROFILES:
         raise SystemExit(f"realcheck: unknown profile {profile_name} ({', '.join(PROFILES)})")
     profile = PROFILES[profile_name]
     w = workload(name)
     img, img_mb, info = real_image(w)
     b = build.Built()
-    out = runner.RESULTS / f"realcheck-{name}-{profile_name}"
-    meta = boot(b, w, profile, img, img_mb, out)
+    out = runner.RESULTS / (f"realcheck-{name}-{profile_name}"
+                            + (f"-spin{rate}" if rate is not None else ""))
+    meta = boot(b, w, profile, img, img_mb, out, rate or spin_rate(w, profile))
     s = {**summarize(out, f"{name}-{profile_name.replace('-', '')}"), **meta,
          "image": info, "image_mb": img_mb,
-         "command": f"python3 -m eval.harness realcheck {name} --profile {profile_name}"}
+         "command": f"python3 -m eval.harness realcheck {name} --profile {profile_name}"
+         + (f" --spin-rate {rate}" if rate is not None else "")}
     (out / "realcheck.json").write_text(json.dumps(s, indent=1))
     print(table(s))
     print(f"realcheck: results in {out}")
