@@ -70,6 +70,11 @@ def parser() -> argparse.ArgumentParser:
     k.add_argument("--profile", default="hdd-2001", help="disk profile (default hdd-2001)")
     k.add_argument("--spin-rate", help="the replay's spin rate (iterations/us; default "
                                        "the experiments': think scaled to compute time)")
+    k.add_argument("--experiment", help="the experiment whose none and hot replays the "
+                                        "table adds (default WORKLOAD-PROFILE, e.g. "
+                                        "glimpse-hdd2001)")
+    k.add_argument("--no-boot", action="store_true",
+                   help="the table again from the last boot's results")
     return ap
 
 
@@ -97,7 +102,8 @@ def main(argv: List[str]) -> int:
                           ["glimpse"] if a.cmd == "realcheck" else [])
     if a.cmd == "realcheck":
         from . import realcheck
-        return realcheck.main(a.workload, a.profile, a.spin_rate)
+        return realcheck.main(a.workload, a.profile, a.spin_rate, a.experiment,
+                              a.no_boot)
     from . import runner
     if a.cmd == "calibrate":
         from . import calibrate

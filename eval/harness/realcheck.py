@@ -283,12 +283,16 @@ def replay_figures(j: Dict[str, Any]) -> Dict[str, Any]:
 
 
 def experiment_runs(name: str) -> Dict[str, Dict[str, Any]]:
-    """The experiment's replays: none's cold-1 and hot's hot-1, when there."""
+    """The experiment's replays: none's cold-1 and hot's hot-1, when there,
+    with the build that made them (meta.json: another kernel or profile than
+    today's makes them another measurement)."""
     out = {}
     for cache, path in (("cold", "none/cold-1.json"), ("hot", "hot/hot-1.json")):
         p = runner.RESULTS / name / path
         if p.is_file():
-            out[cache] = {**replay_figures(json.loads(p.read_text())), "file": str(p)}
+            meta = json.loads((p.parent / "meta.json").read_text())
+            out[cache] = {**replay_figures(json.loads(p.read_text())), "file": str(p),
+                          "build": meta.get("build", {})}
     return out
 
 
@@ -325,29 +329,44 @@ def table(s: Dict[str, Any]) -> str:
                        + (f"{io:.3f} |" if io is not None else "- |"))
         e = s["experiment_runs"].get(cache)
         if e:
-            out.append(f"| {cache} | replay, {s['experiment']} | {e['replay_elapsed_s']:.3f} | "
+            stale = "" if e["build"].get("kdir") == s["build"]["kdir"] else \
+                " (another kernel build: stale)"
+            out.append(f"| {cache} | replay, {s['experiment']}{stale} | "
+                       f"{e['replay_elapsed_s']:.3f} | "
                        f"{pct(e['replay_elapsed_s'], real['elapsed_s'])} | - | - | - | - | - | "
                        f"{e['replay_io_latency_s']:.3f} |")
     return "\n".join(out)
 
 
-def main(name: str, profile_name: str, rate: Optional[str] = None) -> int:
+def main(name: str, profile_name: str, rate: Optional[str] = None,
+         experiment: Optional[str] = None, no_boot: bool = False) -> int:
     """rate: the replay's spin rate (iterations per us), default the
     experiments'; another one (e.g. think time scaled to the real program's
-    CPU time in the guest) writes realcheck-NAME-PROFILE-spinRATE."""
+    CPU time in the guest) writes realcheck-NAME-PROFILE-spinRATE.
+    experiment: whose none and hot results the table adds (default
+    NAME-PROFILE without its dash, e.g. glimpse-hdd2001).  no_boot: the
+    table again from the last boot's results (the experiment's may be newer)."""
     if profile_name not in PROFILES:
         raise SystemExit(f"realcheck: unknown profile {profile_name} ({', '.join(PROFILES)})")
     profile = PROFILES[profile_name]
     w = workload(name)
     img, img_mb, info = real_image(w)
-    b = build.Built()
     out = runner.RESULTS / (f"realcheck-{name}-{profile_name}"
                             + (f"-spin{rate}" if rate is not None else ""))
-    meta = boot(b, w, profile, img, img_mb, out, rate or spin_rate(w, profile))
-    s = {**summarize(out, f"{name}-{profile_name.replace('-', '')}"), **meta,
+    if no_boot:
+        if not (out / "realcheck.json").is_file():
+            raise SystemExit(f"realcheck: --no-boot: no results in {out}")
+        old = json.loads((out / "realcheck.json").read_text())
+        meta = {k: old[k] for k in ("host_s", "build")}
+    else:
+        meta = boot(build.Built(), w, profile, img, img_mb, out,
+                    rate or spin_rate(w, profile))
+    exp = experiment or f"{name}-{profile_name.replace('-', '')}"
+    s = {**summarize(out, exp), **meta,
          "image": info, "image_mb": img_mb,
          "command": f"python3 -m eval.harness realcheck {name} --profile {profile_name}"
-         + (f" --spin-rate {rate}" if rate is not None else "")}
+         + (f" --spin-rate {rate}" if rate is not None else "")
+         + (f" --experiment {experiment}" if experiment is not None else "")}
     (out / "realcheck.json").write_text(json.dumps(s, indent=1))
     print(table(s))
     print(f"realcheck: results in {out}")
