@@ -1,4 +1,4 @@
-"""python3 -m eval.harness {run,report,calibrate,demo,selftest} ...
+"""python3 -m eval.harness {run,report,calibrate,demo,selftest,workloads,realcheck} ...
 
 run --trace FILE --profile P --models none,epcm --hot: any recorded trace
 (adhoc.py), without an experiment file."""
@@ -64,6 +64,17 @@ def parser() -> argparse.ArgumentParser:
     w = sub.add_parser("workloads", help="the workloads found in eval/workloads (or trace "
                                          "files) and what their VMs get, derived from the trace")
     w.add_argument("names", nargs="*", help="workload names or trace files (default: all)")
+    k = sub.add_parser("realcheck", help="the workload's real program against its replay, "
+                                         "cold and hot, in one VM (realcheck.py)")
+    k.add_argument("workload", help="a workload with a real-tree recipe (glimpse)")
+    k.add_argument("--profile", default="hdd-2001", help="disk profile (default hdd-2001)")
+    k.add_argument("--spin-rate", help="the replay's spin rate (iterations/us; default "
+                                       "the experiments': think scaled to compute time)")
+    k.add_argument("--experiment", help="the experiment whose none and hot replays the "
+                                        "table adds (default WORKLOAD-PROFILE, e.g. "
+                                        "glimpse-hdd2001)")
+    k.add_argument("--no-boot", action="store_true",
+                   help="the table again from the last boot's results")
     return ap
 
 
@@ -87,7 +98,12 @@ def main(argv: List[str]) -> int:
     if a.cmd == "demo":
         from . import demo
         return demo.main(a.jobs)
-    build.ensure_packages(["fio"] if a.cmd == "calibrate" else [])
+    build.ensure_packages(["fio"] if a.cmd == "calibrate" else
+                          ["glimpse"] if a.cmd == "realcheck" else [])
+    if a.cmd == "realcheck":
+        from . import realcheck
+        return realcheck.main(a.workload, a.profile, a.spin_rate, a.experiment,
+                              a.no_boot)
     from . import runner
     if a.cmd == "calibrate":
         from . import calibrate

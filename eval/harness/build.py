@@ -117,10 +117,20 @@ def workload_image(w: Workload, trace: Path, others: Sequence[Path] = ()) -> Tup
     log(f"building {w.name}'s file tree (ppf-replay build-tree)")
     for o in (*others, trace):
         sh([REPLAY, "build-tree", o, stage / "t"], stdout=subprocess.DEVNULL)
+    size_mb = mkfs_image(stage, img, w.room_mb)
+    shutil.rmtree(stage)
+    log(f"image {img} ({size_mb} MiB) in {time.monotonic() - t0:.0f} s")
+    return img, size_mb
+
+
+def mkfs_image(stage: Path, img: Path, room_mb: int) -> int:
+    """stage's contents as an ext4 image at img (written to a .tmp first),
+    with room_mb MiB free for the files the run creates.  Returns its size
+    in MiB.  The same for every machine: fixed UUID, hash seed and time."""
     du = int(sh(["du", "-sm", "--apparent-size", stage], stdout=subprocess.PIPE)
              .stdout.split()[0])
     nfiles = int(sh(["sh", "-c", f"find {stage} | wc -l"], stdout=subprocess.PIPE).stdout)
-    size_mb = int(du * 1.10) + nfiles * 8 // 1024 + w.room_mb + 64
+    size_mb = int(du * 1.10) + nfiles * 8 // 1024 + room_mb + 64
     size_mb = (size_mb + 63) // 64 * 64
     tmp = img.with_suffix(".tmp")
     # fixed UUID and directory hash seed: the same image on every machine
@@ -132,7 +142,5 @@ def workload_image(w: Workload, trace: Path, others: Sequence[Path] = ()) -> Tup
         "lazy_itable_init=0,lazy_journal_init=0", "-d", stage, tmp,
         f"{size_mb}M"], env={**os.environ, "E2FSPROGS_FAKE_TIME": "1735689600"})
     tmp.rename(img)
-    shutil.rmtree(stage)
-    log(f"image {img} ({size_mb} MiB, tree {du} MiB, {nfiles} entries) "
-        f"in {time.monotonic() - t0:.0f} s")
-    return img, size_mb
+    log(f"{img.name}: tree {du} MiB, {nfiles} entries")
+    return size_mb
