@@ -51,7 +51,7 @@ if [ "$MODEL_ON" = 1 ]; then
         { echo "$ORDER" > $PPF/model_order && echo "$PS" > $PPF/partition_size; } 2>/dev/null ||
         { echo "$PS" > $PPF/partition_size && echo "$ORDER" > $PPF/model_order; } || exit 1
     fi
-    for kv in $SYSCTLS; do
+    for kv in ${SYSCTLS:-}; do
         echo "${kv#*=}" > $PPF/${kv%%=*} || { say "sysctl $kv refused"; exit 1; }
     done
     echo 1 > $PPF/enabled || exit 1

@@ -164,7 +164,8 @@ def expand(specs: List[Dict[str, Any]]) -> List[Config]:
                 out.append(Config(f"{s['model']}-{ps}-{order}", s["model"], ps, order,
                                   s.get("cache", "cold"), check_sysctls(s)))
         else:
-            c = Config(**{**s, "sysctls": check_sysctls(s)})
+            fields: Dict[str, Any] = {**s, "sysctls": check_sysctls(s)}
+            c = Config(**fields)
             if c.model not in MODELS:
                 raise SystemExit(f"harness: unknown model {c.model}")
             out.append(c)
@@ -283,7 +284,8 @@ def eval_conf(exp: Experiment, c: Config, blktrace: bool) -> str:
          "MODEL": c.model if model_on else "epcm", "PS": c.ps, "ORDER": c.order,
          "MODEL_ON": int(model_on), "BOOTLIST": int(c.model == "bootlist"),
          "BLKTRACE": int(blktrace),
-         "SYSCTLS": "'" + " ".join(f"{k}={val}" for k, val in c.sysctls.items()) + "'",
+         **({"SYSCTLS": "'" + " ".join(f"{k}={val}" for k, val in c.sysctls.items()) + "'"}
+            if c.sysctls else {}),
          "IMAGE": "/ppf/image.img" if exp.image_in_initramfs else "/dev/vda",
          **warmup_conf(exp),
          **({"INTERLUDE_TRACE": "/ppf/interlude_trace.gz"}

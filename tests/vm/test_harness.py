@@ -64,6 +64,18 @@ class ExperimentTest(unittest.TestCase):
         self.assertIn("RUNS=0\nHOT_RUNS=1\n", conf)
         self.assertIn("BLKTRACE=1\n", conf)
 
+    def test_sysctls(self) -> None:
+        exp = runner.load_experiment("selftest-andrew")
+        c = runner.expand([{"name": "be", "model": "epcm", "ps": 64, "order": 51,
+                            "sysctls": {"io_class": "best-effort", "max_inflight_kb": 512}}])[0]
+        self.assertEqual(c.sysctls, {"io_class": "best-effort", "max_inflight_kb": "512"})
+        self.assertEqual(c.label, "epcm 64/51 io_class=best-effort max_inflight_kb=512")
+        self.assertIn("SYSCTLS='io_class=best-effort max_inflight_kb=512'\n",
+                      runner.eval_conf(exp, c, False))
+        for bad in ({"io class": "idle"}, {"io_class": "idle; reboot"}, {"model": "pcm"}):
+            with self.assertRaises(SystemExit, msg=str(bad)):
+                runner.expand([{"name": "x", "model": "epcm", "sysctls": bad}])
+
     def test_spin_rate(self) -> None:
         exp = runner.Experiment("x", "andrew", "hdd", [])
         self.assertEqual(runner.spin_rate(exp), "83")
