@@ -34,10 +34,12 @@ EXPERIMENT = "selftest-andrew"
 # removes two thirds of andrew's read misses on hdd-2001; the floor leaves
 # about a third of that as margin.  The run is deterministic (same numbers
 # every time on every machine with this kernel and QEMU), so the margin only
-# covers changes to the code.  The time EPCM saves is reported, not asserted:
-# on the positional disk (ppf_simdisk) today's I/O policy makes andrew's I/O
-# slower, not faster (docs/results.md); the I/O-policy work will assert it.
+# covers changes to the code.  The time EPCM saves is reported; what is
+# asserted is issue 10's "no harm": EPCM's elapsed time at most 1 % above no
+# prefetching's (measured: 3.794 s against 3.877 s, docs/results.md, "The I/O
+# policy"; issue 9's module was 2.9 % above).
 MISS_FLOOR_PCT = 40.0
+NO_HARM_PCT = 1.0
 DET_PCT = 0.1
 # booted twice (selftest-andrew.json's "repeat"): a model off and a model on
 TWICE = ("none", "epcm-64-51")
@@ -75,6 +77,10 @@ def main(jobs: int = 2) -> int:
         check(f"epcm removes at least {MISS_FLOOR_PCT}% of the read misses",
               miss_red >= MISS_FLOOR_PCT,
               f"{n['misses']:.0f} -> {e['misses']:.0f} ({-miss_red:+.1f}%)")
+        slower = 100.0 * (e["elapsed_s"] / n["elapsed_s"] - 1)
+        check(f"epcm is at most {NO_HARM_PCT}% slower than no prefetching",
+              slower <= NO_HARM_PCT,
+              f"{n['elapsed_s']:.3f} s -> {e['elapsed_s']:.3f} s ({slower:+.2f}%)")
     det = s["determinism"]
     for c in TWICE:
         check(f"{c} was booted twice", any(d["config"] == c for d in det))
