@@ -28,8 +28,11 @@ struct ppf_config ppf_config = {
 	.filesystems = "",
 };
 
-static char ppf_model_name[16];
-static char ppf_io_class_name[16];
+/* Longer than any model or I/O class name, with room for a newline. */
+#define PPF_NAME_MAX	16
+
+static char ppf_model_name[PPF_NAME_MAX];
+static char ppf_io_class_name[PPF_NAME_MAX];
 static unsigned int ppf_reset_value;
 static struct ctl_table_header *ppf_sysctl_header;
 
@@ -190,30 +193,52 @@ static int ppf_sysctl_uint(const struct ctl_table *table, int write,
 	return err;
 }
 
-static int ppf_sysctl_model(const struct ctl_table *table, int write,
-			    void *buffer, size_t *lenp, loff_t *ppos)
+/*
+ * A sysctl that holds one name of a list (model, io_class): shows @shown;
+ * a write is handed, trimmed, to @apply, which parses and applies it or
+ * refuses it, under ppf_config_mutex.  A name longer than the buffer is
+ * refused rather than truncated into another valid name.
+ */
+static int ppf_sysctl_name(const struct ctl_table *table, int write,
+			   void *buffer, size_t *lenp, loff_t *ppos,
+			   const char *(*shown)(void),
+			   int (*apply)(const char *name))
 {
-	char name[sizeof(ppf_model_name)];
+	char name[PPF_NAME_MAX];
 	struct ctl_table tmp = *table;
-	struct ppf_model_params p;
 	int err;
 
-	/* Longer than any name: refuse rather than let it be truncated. */
 	if (write && *lenp >= sizeof(name))
 		return -EINVAL;
 	tmp.data = name;
 	tmp.maxlen = sizeof(name);
 	mutex_lock(&ppf_config_mutex);
-	strscpy(name, ppf_model_kind_name(ppf_config.model.kind), sizeof(name));
+	strscpy(name, shown(), sizeof(name));
 	err = proc_dostring(&tmp, write, buffer, lenp, ppos);
-	if (!err && write) {
-		p = ppf_config.model;
-		err = ppf_model_kind_parse(strim(name), &p.kind);
-		if (!err)
-			err = ppf_apply_model(p, ppf_config.memory_kb);
-	}
+	if (!err && write)
+		err = apply(strim(name));
 	mutex_unlock(&ppf_config_mutex);
 	return err;
+}
+
+static const char *ppf_model_shown(void)
+{
+	return ppf_model_kind_name(ppf_config.model.kind);
+}
+
+static int ppf_model_apply(const char *name)
+{
+	struct ppf_model_params p = ppf_config.model;
+	int err = ppf_model_kind_parse(name, &p.kind);
+
+	return err ? err : ppf_apply_model(p, ppf_config.memory_kb);
+}
+
+static int ppf_sysctl_model(const struct ctl_table *table, int write,
+			    void *buffer, size_t *lenp, loff_t *ppos)
+{
+	return ppf_sysctl_name(table, write, buffer, lenp, ppos,
+			       ppf_model_shown, ppf_model_apply);
 }
 
 /* The io_class names, as ionice(1) calls the classes. */
@@ -222,43 +247,33 @@ static const char * const ppf_io_class_names[] = {
 	[IOPRIO_CLASS_IDLE] = "idle",
 };
 
-static int ppf_io_class_parse(const char *name, unsigned int *class)
+static const char *ppf_io_class_shown(void)
 {
-	unsigned int i;
+	return ppf_io_class_names[ppf_config.io_class];
+}
 
-	for (i = 0; i < ARRAY_SIZE(ppf_io_class_names); i++) {
-		if (ppf_io_class_names[i] && !strcmp(name, ppf_io_class_names[i])) {
-			*class = i;
-			return 0;
-		}
-	}
-	return -EINVAL;
+static int ppf_io_class_apply(const char *name)
+{
+	unsigned int class;
+	int err;
+
+	for (class = 0; class < ARRAY_SIZE(ppf_io_class_names); class++)
+		if (ppf_io_class_names[class] &&
+		    !strcmp(name, ppf_io_class_names[class]))
+			break;
+	if (class == ARRAY_SIZE(ppf_io_class_names))
+		return -EINVAL;
+	err = ppf_engine_set_io_class(class);
+	if (!err)
+		ppf_config.io_class = class;
+	return err;
 }
 
 static int ppf_sysctl_io_class(const struct ctl_table *table, int write,
 			       void *buffer, size_t *lenp, loff_t *ppos)
 {
-	char name[sizeof(ppf_io_class_name)];
-	struct ctl_table tmp = *table;
-	unsigned int class;
-	int err;
-
-	if (write && *lenp >= sizeof(name))
-		return -EINVAL;
-	tmp.data = name;
-	tmp.maxlen = sizeof(name);
-	mutex_lock(&ppf_config_mutex);
-	strscpy(name, ppf_io_class_names[ppf_config.io_class], sizeof(name));
-	err = proc_dostring(&tmp, write, buffer, lenp, ppos);
-	if (!err && write) {
-		err = ppf_io_class_parse(strim(name), &class);
-		if (!err)
-			err = ppf_engine_set_io_class(class);
-		if (!err)
-			ppf_config.io_class = class;
-	}
-	mutex_unlock(&ppf_config_mutex);
-	return err;
+	return ppf_sysctl_name(table, write, buffer, lenp, ppos,
+			       ppf_io_class_shown, ppf_io_class_apply);
 }
 
 static int ppf_sysctl_filesystems(const struct ctl_table *table, int write,
