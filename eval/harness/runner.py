@@ -350,6 +350,13 @@ def trace_files(exp: Experiment) -> List[str]:
     return out
 
 
+def _kill_session(proc: "subprocess.Popen[bytes]") -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+    except ProcessLookupError:
+        pass
+
+
 class Runner:
     def __init__(self, built: build.Built, wall_clock: bool = False, jobs: int = 2,
                  quiet: bool = False) -> None:
@@ -360,22 +367,28 @@ class Runner:
         self.t0 = time.monotonic()
         self.lock = threading.Lock()
         self.procs: Set["subprocess.Popen[bytes]"] = set()
+        self.stopping = False
         # a stopped harness stops its VMs (QEMU runs in a session of its own)
         for sig in (signal.SIGINT, signal.SIGTERM):
             signal.signal(sig, self._stop)
 
     def _stop(self, signum: int, _frame: Any) -> None:
-        with self.lock:
-            for p in self.procs:
-                try:
-                    os.killpg(p.pid, signal.SIGTERM)
-                except ProcessLookupError:
-                    pass
+        self.stop()
         raise SystemExit(f"harness: stopped by signal {signum}")
+
+    def stop(self) -> None:
+        """Stop every VM, and boot no more: the thread pool's queued jobs
+        still run once the main thread leaves it, and must find nothing to do."""
+        with self.lock:
+            self.stopping = True
+            for p in self.procs:
+                _kill_session(p)
 
     def _started(self, proc: "subprocess.Popen[bytes]") -> None:
         with self.lock:
             self.procs.add(proc)
+            if self.stopping:  # started while the harness was being stopped
+                _kill_session(proc)
 
     def say(self, msg: str) -> None:
         with self.lock:
@@ -383,6 +396,8 @@ class Runner:
 
     def boot(self, exp: Experiment, c: Config, tag: str, img: Path, img_mb: int,
              out: Path, blktrace: bool) -> Dict[str, Any]:
+        if self.stopping:
+            raise SystemExit(f"harness: stopped, {exp.name}: {tag} not booted")
         w = workload_of(exp)
         prof = PROFILES[exp.profile]
         if out.exists():

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import signal
 import sys
 import tempfile
 import unittest
@@ -75,6 +76,24 @@ class ExperimentTest(unittest.TestCase):
         for bad in ({"io class": "idle"}, {"io_class": "idle; reboot"}, {"model": "pcm"}):
             with self.assertRaises(SystemExit, msg=str(bad)):
                 runner.expand([{"name": "x", "model": "epcm", "sysctls": bad}])
+
+    def test_stopped_runner_boots_nothing(self) -> None:
+        # a stopped harness's queued jobs must not boot VMs (they used to:
+        # SIGTERM left the thread pool going through its queue)
+        handlers = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+        try:
+            r = runner.Runner(None, jobs=1)  # type: ignore[arg-type]
+        finally:
+            for s, h in handlers.items():
+                signal.signal(s, h)
+        exp = runner.load_experiment("selftest-andrew")
+        r.stop()
+        with tempfile.TemporaryDirectory() as d:
+            with self.assertRaises(SystemExit) as cm:
+                r.boot(exp, exp.configs[0], "none", Path(d) / "img", 64, Path(d) / "out",
+                       False)
+            self.assertIn("not booted", str(cm.exception))
+            self.assertFalse((Path(d) / "out").exists())
 
     def test_spin_rate(self) -> None:
         exp = runner.Experiment("x", "andrew", "hdd", [])
