@@ -10,20 +10,22 @@
  * each open and read to ppf_event_open() and ppf_event_read() (engine.c),
  * which update the file's page ranges in the file table when it is there
  * already (under RCU and the entry's spinlock, file_table.c) and put a
- * small record into a ring (event_ring.c).  One worker (engine.c) drains
- * the ring: it gives each file a model id (file_table.c), feeds the model
- * (models/, through its API only), and turns each prediction into
- * asynchronous readahead of the part of the file that was read last time
- * (readahead.c), skipping files found all cached before while the removal
- * count has not moved.  Everything is controlled with sysctl (sysctl.c;
- * the list of watched types is the hooks' own, set through
- * ppf_sb_set_types()), counted in /proc/predictive_prefetch (stats.c) and
- * visible through tracepoints (ppf_trace.h).
+ * small record into a ring (event_ring.c).  One worker, a kernel thread of
+ * its own (engine.c), drains the ring: it gives each file a model id
+ * (file_table.c), feeds the model (models/, through its API only), puts
+ * each predicted file in the plan, ordered by when it is expected
+ * (pacing.c), and starts the plan's head as asynchronous readahead of the
+ * parts of the file that were read last time, a chunk at a time, while the
+ * prefetches in flight leave room (readahead.c), skipping files found all
+ * cached before while the removal count has not moved.  Everything is
+ * controlled with sysctl (sysctl.c; the list of watched types is the hooks'
+ * own, set through ppf_sb_set_types()), counted in /proc/predictive_prefetch
+ * (stats.c) and visible through tracepoints (ppf_trace.h).
  *
  * Locking, outermost first: ppf_config_mutex (sysctl writes, model
  * rebuilds) > the hooks' ppf_sb_types_mutex (setting the watched types) and
- * ppf_worker_mutex (the model, the file table, readahead's records; held by
- * the worker per batch) > the ring lock, the file-table entries' locks and
+ * ppf_worker_mutex (the model, the file table, the plan, readahead's
+ * records; held by the worker per batch) > the ring lock, the file-table entries' locks and
  * the hooks' ppf_sbs_lock, spinlocks none of which nests in another or is
  * held across anything that can sleep.  The hooks take the ring lock, the
  * entries' locks, and ppf_sbs_lock when the read hook discovers a file
