@@ -83,7 +83,7 @@ static int ppf_plan_find(u32 id)
 	return -1;
 }
 
-/* Put @p at its place by @due, moving the entries from @from on. */
+/* Put @p at its place by @due, moving the later entries down one. */
 static void ppf_plan_insert(const struct ppf_plan *p)
 {
 	unsigned int i = ppf_nr_plans;
