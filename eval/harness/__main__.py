@@ -51,7 +51,9 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--report", action="store_true", help="report afterwards")
     adhoc.add_options(r)
     p = sub.add_parser("report", help="tables, JSON and figures from collected results")
-    p.add_argument("experiments", nargs="+")
+    p.add_argument("experiments", nargs="*",
+                   help="default: none, only eval/results/summary.json again from the "
+                        "experiments' summaries")
     p.add_argument("--no-figures", action="store_true")
     c = sub.add_parser("calibrate", help="check disk profiles with fio in the guest")
     c.add_argument("profiles", nargs="*", help="default: every profile")
@@ -94,6 +96,8 @@ def main(argv: List[str]) -> int:
         from . import report
         for e in a.experiments:
             report.report(e, figures=not a.no_figures)
+        if not a.experiments:
+            print(f"every configuration: {report.write_summary()}")
         return 0
     if a.cmd == "demo":
         from . import demo

@@ -174,6 +174,39 @@ def det_table(s: Dict[str, Any]) -> str:
     return "\n".join(out)
 
 
+SUMMARY = SUMMARIES / "summary.json"
+SUMMARY_KEYS = ("elapsed_s", "io_latency_s", "read_mean_us", "read_p99_us",
+                "gap_elapsed_pct", "gap_io_pct", "runs")
+
+
+def summary_rows(summaries: Path = SUMMARIES) -> List[Dict[str, Any]]:
+    """Every configuration measured, one row each, from the experiments'
+    summaries in @summaries (EXPERIMENT.json, as report() writes them):
+    workload, profile, config, cache, the figures of SUMMARY_KEYS, and the
+    experiment that measured it."""
+    rows: List[Dict[str, Any]] = []
+    for p in sorted(summaries.glob("*.json")):
+        if p.name == SUMMARY.name:
+            continue
+        s = json.loads(p.read_text())
+        if not isinstance(s, dict) or "rows" not in s or "experiment" not in s:
+            raise ValueError(f"{p}: not an experiment summary (no 'experiment' or 'rows')")
+        for r in s["rows"]:
+            rows.append({"workload": s["workload"], "profile": s["profile"],
+                         "config": r["config"], "cache": r["cache"],
+                         **{k: r.get(k) for k in SUMMARY_KEYS},
+                         "experiment": s["experiment"]})
+    return rows
+
+
+def write_summary(summaries: Path = SUMMARIES) -> Path:
+    """eval/results/summary.json: summary_rows() of every experiment."""
+    out = summaries / SUMMARY.name
+    rows = summary_rows(summaries)
+    out.write_text(json.dumps({"schema": "ppf-summary-1", "rows": rows}, indent=1) + "\n")
+    return out
+
+
 def report(name: str, figures: bool = True) -> Dict[str, Any]:
     s = summarize(name)
     print(f"\n## {s['experiment']}: {s['workload']} on {s['profile']}, "
@@ -192,6 +225,7 @@ def report(name: str, figures: bool = True) -> Dict[str, Any]:
     SUMMARIES.mkdir(parents=True, exist_ok=True)
     (SUMMARIES / f"{s['experiment']}.json").write_text(json.dumps(s, indent=1) + "\n")
     print(f"\nsummary: {SUMMARIES / (s['experiment'] + '.json')}")
+    print(f"every configuration: {write_summary()}")
     if figures:
         try:
             from . import plots

@@ -77,6 +77,10 @@ static void __ppf_event_open(struct ppf_sb *s, struct inode *inode, bool exec)
 		ppf_stat_inc(dropped[PPF_DROP_DISABLED]);
 		return;
 	}
+	if (ppf_payoff_paused(inode->i_sb)) {
+		ppf_stat_inc(dropped[PPF_DROP_PAUSED]);
+		return;
+	}
 	if (exec)
 		ppf_stat_inc(events_exec);
 	else
@@ -108,7 +112,7 @@ static void __ppf_event_read(struct ppf_sb *s, struct inode *inode,
 {
 	struct ppf_event ev;
 
-	if (!READ_ONCE(ppf_config.enabled))
+	if (!READ_ONCE(ppf_config.enabled) || ppf_payoff_paused(inode->i_sb))
 		return;
 	ppf_stat_inc(events_read);
 	if (ppf_files_note_read(s, inode, first, last))
@@ -179,8 +183,10 @@ void ppf_event_read(struct ppf_sb *s, struct inode *inode, pgoff_t first,
 
 static void ppf_engine_open(const struct ppf_event *ev)
 {
+	u64 start = ktime_get_ns();
 	struct ppf_file *f = ppf_files_get(ev);
 	unsigned int i, n;
+	u64 model_start;
 	u32 id;
 
 	if (!f) {
@@ -192,8 +198,10 @@ static void ppf_engine_open(const struct ppf_event *ev)
 	id = f->id;
 	trace_ppf_event(ppf_sb_dev(f->sb), f->ino, id, ev->kind == PPF_EV_EXEC);
 	ppf_seq++;
+	model_start = ktime_get_ns();
 	n = ppf_model_event(ppf_model, id, ppf_predictions,
 			    ARRAY_SIZE(ppf_predictions));
+	ppf_stat_add(worker_model_ns, ktime_get_ns() - model_start);
 	ppf_stat_add(predictions, n);
 	for (i = 0; i < n; i++) {
 		const struct ppf_prediction *p = &ppf_predictions[i];
@@ -202,6 +210,7 @@ static void ppf_engine_open(const struct ppf_event *ev)
 		ppf_plan(p->file, ev->cred, ppf_seq, p->lead);
 	}
 	ppf_prefetch_reap(ppf_seq);
+	ppf_payoff_charge(ev->sb, ktime_get_ns() - start, n);
 }
 
 static void ppf_engine_read(const struct ppf_event *ev)
@@ -247,7 +256,7 @@ static void ppf_pace_fn(struct kthread_work *work)
 {
 	struct blk_plug plug;
 	u64 start = ktime_get_ns();
-	u64 delay;
+	u64 delay, spent;
 
 	mutex_lock(&ppf_worker_mutex);
 	blk_start_plug(&plug);
@@ -256,7 +265,10 @@ static void ppf_pace_fn(struct kthread_work *work)
 		ppf_pace_later(delay);
 	blk_finish_plug(&plug);
 	mutex_unlock(&ppf_worker_mutex);
-	ppf_stat_add(worker_ns, ktime_get_ns() - start);
+	spent = ktime_get_ns() - start;
+	ppf_stat_add(worker_ns, spent);
+	ppf_stat_add(pace_timer_ns, spent);
+	ppf_stat_inc(pace_timer_runs);
 }
 
 /**
@@ -310,6 +322,7 @@ void ppf_engine_reset(void)
 	ppf_files_clear();
 	ppf_prefetch_forget_all();
 	ppf_seq = 0;
+	ppf_payoff_reset();
 	mutex_unlock(&ppf_worker_mutex);
 	ppf_model_destroy(old);
 }

@@ -63,6 +63,7 @@
  * @max_files: files remembered in the file table
  * @filesystems: file system types watched, comma separated; empty = all
  *	block-device file systems that can encode file handles
+ * @backoff: pause prefetching on a device where it does not pay (payoff.c)
  *
  * Readers on hot paths use READ_ONCE(); writers hold ppf_config_mutex.
  */
@@ -76,6 +77,7 @@ struct ppf_config {
 	unsigned int memory_kb;
 	unsigned int max_files;
 	char filesystems[PPF_SB_TYPES_MAX];
+	unsigned int backoff;
 };
 
 extern struct ppf_config ppf_config;
@@ -93,6 +95,18 @@ extern struct mutex ppf_config_mutex;
  * @prefetch_useful: prefetched files opened afterwards
  * @prefetch_wasted: prefetched files not opened in time
  * @worker_ns: time the worker spent acting on events
+ * @worker_model_ns: of @worker_ns, time inside the model (learning and
+ *	predicting)
+ * @pace_timer_runs: times the pacing timer woke the worker
+ * @pace_timer_ns: of @worker_ns, time spent in those wake-ups
+ * @payoff_pays: windows in which a device's prefetching paid (payoff.c)
+ * @payoff_pause_costly: windows after which a device was paused: its used
+ *	prefetches saved less time than the worker spent
+ * @payoff_pause_unused: windows after which a device was paused: no
+ *	prefetch was used
+ * @payoff_resumed: pauses for want of use ended early by the device's reads
+ * @payoff_no_verdict: windows with too little evidence to judge
+ * @payoff_untracked: devices beyond those payoff.c can judge
  * @hook_open_ns: time spent in ppf_event_open(), if measured
  * @hook_read_ns: time spent in ppf_event_read(), if measured
  * @dropped: events not used, by &enum ppf_drop_reason
@@ -113,6 +127,15 @@ struct ppf_stats {
 	u64 prefetch_useful;
 	u64 prefetch_wasted;
 	u64 worker_ns;
+	u64 worker_model_ns;
+	u64 pace_timer_runs;
+	u64 pace_timer_ns;
+	u64 payoff_pays;
+	u64 payoff_pause_costly;
+	u64 payoff_pause_unused;
+	u64 payoff_resumed;
+	u64 payoff_no_verdict;
+	u64 payoff_untracked;
 	u64 hook_open_ns;
 	u64 hook_read_ns;
 	u64 dropped[PPF_DROP_NR];
@@ -292,6 +315,12 @@ bool ppf_prefetch(struct ppf_file *f, const struct cred *cred, u64 seq,
 bool ppf_prefetch_busy(void);
 void ppf_prefetch_reap(u64 seq);
 void ppf_prefetch_opened(struct ppf_file *f);
+
+/* payoff.c */
+bool ppf_payoff_paused(struct super_block *sb);
+void ppf_payoff_charge(struct ppf_sb *s, u64 ns, unsigned int predictions);
+void ppf_payoff_useful(dev_t dev);
+void ppf_payoff_reset(void);
 
 /* pacing.c */
 void ppf_plan(u32 id, const struct cred *cred, u64 seq, u16 lead);

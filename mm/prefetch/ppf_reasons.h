@@ -37,7 +37,8 @@
 	EM(PPF_DROP_DISABLED, "disabled")	/* enabled = 0 */		\
 	EM(PPF_DROP_RING_FULL, "ring_full")	/* the worker is behind */	\
 	EM(PPF_DROP_NO_HANDLE, "no_handle")	/* the file system could not encode a handle */ \
-	EME(PPF_DROP_NO_MEMORY, "no_memory"))	/* a file-table entry could not be allocated */
+	EM(PPF_DROP_NO_MEMORY, "no_memory")	/* a file-table entry could not be allocated */ \
+	EME(PPF_DROP_PAUSED, "paused"))	/* its device is paused: prefetching did not pay there */
 
 #undef EM
 #undef EME

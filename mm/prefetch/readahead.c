@@ -323,6 +323,7 @@ void ppf_prefetch_opened(struct ppf_file *f)
 		ppf_inflight_demanded(f->id, st->pending_seq);
 		st->pending_seq = 0;
 		ppf_stat_inc(prefetch_useful);
+		ppf_payoff_useful(ppf_sb_dev(f->sb));
 	}
 }
 

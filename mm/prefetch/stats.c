@@ -77,6 +77,15 @@ static int ppf_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "prefetch_useful %llu\n", s.prefetch_useful);
 	seq_printf(m, "prefetch_wasted %llu\n", s.prefetch_wasted);
 	seq_printf(m, "worker_ns %llu\n", s.worker_ns);
+	seq_printf(m, "worker_model_ns %llu\n", s.worker_model_ns);
+	seq_printf(m, "pace_timer_runs %llu\n", s.pace_timer_runs);
+	seq_printf(m, "pace_timer_ns %llu\n", s.pace_timer_ns);
+	seq_printf(m, "payoff_pays %llu\n", s.payoff_pays);
+	seq_printf(m, "payoff_pause_costly %llu\n", s.payoff_pause_costly);
+	seq_printf(m, "payoff_pause_unused %llu\n", s.payoff_pause_unused);
+	seq_printf(m, "payoff_resumed %llu\n", s.payoff_resumed);
+	seq_printf(m, "payoff_no_verdict %llu\n", s.payoff_no_verdict);
+	seq_printf(m, "payoff_untracked %llu\n", s.payoff_untracked);
 	if (static_branch_unlikely(&ppf_measure_hooks)) {
 		seq_printf(m, "hook_open_ns %llu\n", s.hook_open_ns);
 		seq_printf(m, "hook_read_ns %llu\n", s.hook_read_ns);

@@ -26,6 +26,7 @@ struct ppf_config ppf_config = {
 	.memory_kb = 16384,
 	.max_files = 65536,
 	.filesystems = "",
+	.backoff = 1,
 };
 
 /* Longer than any model or I/O class name, with room for a newline. */
@@ -354,6 +355,7 @@ static struct ctl_table ppf_sysctl_table[] = {
 		.mode = 0644,
 		.proc_handler = ppf_sysctl_filesystems,
 	},
+	PPF_UINT("backoff", &ppf_config.backoff, 0, 1, NULL),
 	PPF_UINT("reset", &ppf_reset_value, 1, 1, ppf_apply_reset),
 };
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import json
 import signal
 import sys
 import tempfile
@@ -163,6 +164,27 @@ class SummaryTest(unittest.TestCase):
         self.assertIsNone(epcm["gap_io_pct"])
         self.assertIn("| none | 5,420,576,756 | 5,420,576,756 | 0.0000% |",
                       report.det_table(s))
+
+    def test_summary_rows(self) -> None:
+        """summary.json: one row per configuration of every experiment, with the
+        figures each row needs; something else among the summaries is named."""
+        with tempfile.TemporaryDirectory() as tmp:
+            with mock.patch.object(report, "RESULTS", RESULTS):
+                s = report.summarize("selftest-andrew")
+            (Path(tmp) / "selftest-andrew.json").write_text(json.dumps(s))
+            out = report.write_summary(Path(tmp))
+            rows = json.loads(out.read_text())["rows"]
+            self.assertEqual([(r["workload"], r["config"], r["cache"]) for r in rows],
+                             [("andrew", c["config"], "cold") for c in s["rows"]])
+            epcm = next(r for r in rows if r["config"] == "epcm-64-51")
+            self.assertEqual((epcm["profile"], epcm["io_latency_s"], epcm["experiment"]),
+                             (s["profile"], 3.009902828, "selftest-andrew"))
+            for key in ("elapsed_s", "read_mean_us", "read_p99_us", "gap_elapsed_pct"):
+                self.assertIn(key, epcm)
+            self.assertEqual(report.summary_rows(Path(tmp)), rows)  # summary.json skipped
+            (Path(tmp) / "stray.json").write_text("[]")
+            with self.assertRaisesRegex(ValueError, "stray.json: not an experiment summary"):
+                report.summary_rows(Path(tmp))
 
     def test_cell(self) -> None:
         self.assertEqual((report.cell(None), report.cell(1.234), report.cell(2, "{:+.1f}%")),

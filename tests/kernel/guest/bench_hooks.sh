@@ -18,6 +18,7 @@ load_ppf measure_hooks=1 || exit 1
 
 settle
 run loaded_disabled
+always_prefetch
 set_ppf enabled 1
 cat /mnt/X > /dev/null		# the file system is watched from its first read
 settle

@@ -80,6 +80,14 @@ load_ppf() {
 	insmod /ppf/predictive_prefetch.ko "$@"
 }
 
+# always_prefetch: turn off the back-off of devices where prefetching does
+# not pay (backoff, mm/prefetch/payoff.c).  The tests that assert what gets
+# prefetched train on a cached, fast disk, which is exactly where a device
+# is rightly paused; test_predict.sh tests the back-off itself.
+always_prefetch() {
+	set_ppf backoff 0
+}
+
 # Write VALUE to sysctl NAME; succeeds only if the kernel accepted it.
 set_ppf() {
 	echo "$2" > "$PPF/$1" 2>/dev/null

@@ -31,6 +31,7 @@ echo "  device-mapper device $dev over /dev/$lower ($sectors sectors)"
 mount -t ext4 -o noatime,errors=continue $dev /mnt || { echo "FAIL mount"; exit 1; }
 load_ppf || { echo "FAIL insmod"; exit 1; }
 cd /mnt
+always_prefetch
 set_ppf enabled 1
 cat X > /dev/null
 check "ext4 on $dev is watched" wait_fs 1

@@ -16,6 +16,7 @@
 ROUNDS=8
 mount_data /mnt || { echo "FAIL mount"; exit 1; }
 load_ppf || { echo "FAIL insmod"; exit 1; }
+always_prefetch
 set_ppf enabled 1
 cat /mnt/X > /dev/null
 check "ext4 on the data disk is watched" wait_fs 1

@@ -20,6 +20,7 @@ TRACE=/sys/kernel/tracing
 mount_data /mnt || { echo "FAIL mount"; exit 1; }
 load_ppf || { echo "FAIL insmod"; exit 1; }
 cd /mnt
+always_prefetch
 set_ppf enabled 1
 cat X > /dev/null
 check "ext4 on /dev/vda is watched" wait_fs 1

@@ -20,6 +20,7 @@ mount -t ext4 -o ro /dev/vdb /mnt || { echo "FAIL mount vdb"; exit 1; }
 mount_data /mnt2 || { echo "FAIL mount_data"; exit 1; }
 dev2=$dev
 load_ppf || { echo "FAIL insmod"; exit 1; }
+always_prefetch
 set_ppf enabled 1
 
 cat /mnt/X /mnt2/X > /dev/null

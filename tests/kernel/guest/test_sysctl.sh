@@ -22,7 +22,8 @@ accept() {
 }
 
 for name in enabled partition_size model_order threshold max_prefetch_kb \
-	    default_prefetch_kb max_inflight_kb memory_kb max_files reset; do
+	    default_prefetch_kb max_inflight_kb memory_kb max_files backoff \
+	    reset; do
 	check "$name: negative refused" refuse $name -1
 	check "$name: huge refused" refuse $name 99999999999
 	check "$name: non-numeric refused" refuse $name abc
@@ -40,6 +41,10 @@ check "memory_kb: too small for 64 nodes refused" refuse memory_kb 1
 check "memory_kb: 1 GiB + 1 refused" refuse memory_kb 1048577
 check "max_files: 63 refused" refuse max_files 63
 check "reset: 2 refused" refuse reset 2
+check "backoff: on by default" eq "$(cat $PPF/backoff)" 1
+check "backoff: 2 refused" refuse backoff 2
+check "backoff: 0 accepted" accept backoff 0
+check "backoff: 1 accepted" accept backoff 1
 
 check "model: unknown name refused" refuse model ppm
 check "model: names are exact" refuse model EPCM

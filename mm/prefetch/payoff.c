@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * payoff.c - whether prefetching pays on each device, and pausing it where
+ * it does not
+ *
+ * Prefetching costs CPU on every event (learning, predicting, planning) and
+ * returns device time: each prefetched file that is then opened saves the
+ * demand read it would have waited for.  On a disk with a 12 ms seek that
+ * return dwarfs the cost; on flash whose reads take 100 us, or when what
+ * the model predicts is cached already, the cost is all there is, and the
+ * workload is slower with prefetching than without.  So each device is
+ * judged over windows of PPF_PAYOFF_WINDOW, in one unit, time:
+ *
+ *   cost    = the worker's time on the events of files on the device
+ *   benefit = prefetched files of the device opened afterwards
+ *             x the device's mean read latency in the window (its own
+ *               block statistics: what a demand read costs there now)
+ *
+ * A window whose benefit is below its cost pauses the device: its events
+ * are dropped in the hooks (dropped_paused) for 1, 2, 4 ... up to
+ * 2^PPF_PAYOFF_MAX_SHIFT windows, doubling while the verdict repeats and
+ * starting again at one window when a window pays.  During a pause nothing
+ * is learnt or predicted for the device, so it costs nothing; the model
+ * keeps what it knew, and the window after the pause measures again.
+ *
+ * Two verdicts pause, for different reasons.  Prefetches that were used
+ * but saved less than they cost (payoff_pause_costly) say the device is
+ * too fast for this workload's prefetching: that lasts.  No prefetch used
+ * at all (payoff_pause_unused) says that there is nothing to do now,
+ * typically because everything predicted is cached: that ends as soon as
+ * the cache goes cold, and the first thing a cold cache does is read the
+ * device.  So an unused pause is cut short when the device completes
+ * PPF_PAYOFF_COLD_READS reads after it began (payoff_resumed), seen by the
+ * hooks at most every PPF_PAYOFF_LOOK: a cold start after a hot spell is
+ * prefetched within a few reads, not after the pause.
+ *
+ * A window with too little evidence gives no verdict: fewer than
+ * PPF_PAYOFF_MIN_PREDICTIONS predictions (a model still learning), or
+ * prefetches that were used on a device whose read latency is unknown (no
+ * block device, or no reads counted).
+ *
+ * The cost is CPU time whether or not another CPU was idle: on a machine
+ * with spare CPUs the worker's time is cheaper than that, so the verdict
+ * is on the side of pausing.
+ *
+ * Everything but ppf_payoff_paused() runs in the worker under
+ * ppf_worker_mutex.
+ */
+#include <linux/blkdev.h>
+#include <linux/jiffies.h>
+#include <linux/part_stat.h>
+#include "ppf.h"
+#include "ppf_trace.h"
+
+/* The devices judged; others are never paused (payoff_untracked). */
+#define PPF_PAYOFF_DEVS			16
+#define PPF_PAYOFF_WINDOW		HZ
+#define PPF_PAYOFF_MIN_PREDICTIONS	32
+#define PPF_PAYOFF_MAX_SHIFT		6
+#define PPF_PAYOFF_COLD_READS		8
+#define PPF_PAYOFF_LOOK			(HZ / 16 ?: 1)
+
+/**
+ * struct ppf_payoff - one device's account
+ * @dev: the device number, 0 for a free slot; set once
+ * @paused_until: jiffies until which its events are dropped
+ * @unused: the pause is for want of use: it ends when the device is read
+ * @look_at: jiffies when the hooks next look at the device's reads
+ * @pause_ios: the device's completed reads when the pause began
+ * @shift: the next pause is 2^@shift windows
+ * @start: jiffies when the window began
+ * @cost_ns: the worker's time on its events in the window
+ * @predictions: predictions made after its events in the window
+ * @useful: its prefetched files opened in the window
+ * @read_ios: the device's completed reads when the window began
+ * @read_ns: the device's time on them when the window began
+ * @latency_ns: its mean read latency in the last window that had reads
+ */
+struct ppf_payoff {
+	dev_t dev;
+	unsigned long paused_until;
+	bool unused;
+	unsigned long look_at;
+	u64 pause_ios;
+	unsigned int shift;
+	unsigned long start;
+	u64 cost_ns;
+	u32 predictions;
+	u32 useful;
+	u64 read_ios;
+	u64 read_ns;
+	u64 latency_ns;
+};
+
+static struct ppf_payoff ppf_payoffs[PPF_PAYOFF_DEVS];
+
+/* The device's account, made on first use; NULL when all slots are taken. */
+static struct ppf_payoff *ppf_payoff_of(dev_t dev, bool create)
+{
+	unsigned int i;
+
+	lockdep_assert_held(&ppf_worker_mutex);
+	for (i = 0; i < PPF_PAYOFF_DEVS; i++) {
+		struct ppf_payoff *p = &ppf_payoffs[i];
+
+		if (p->dev == dev)
+			return p;
+		if (!p->dev) {
+			if (!create)
+				return NULL;
+			memset(p, 0, sizeof(*p));
+			p->start = jiffies;
+			/* Last: ppf_payoff_paused() reads the slot unlocked. */
+			WRITE_ONCE(p->dev, dev);
+			return p;
+		}
+	}
+	if (create)
+		ppf_stat_inc(payoff_untracked);
+	return NULL;
+}
+
+/*
+ * An unused pause ends when the device is read again (a cold cache).  Racy
+ * by design: tasks on several CPUs may look at once, and each would make
+ * the same decision; the worker sets no pause while one is on.
+ */
+static bool ppf_payoff_still_paused(struct ppf_payoff *p,
+				    struct super_block *sb)
+{
+	u64 ios;
+
+	if (!READ_ONCE(p->unused) || !sb->s_bdev ||
+	    time_before(jiffies, READ_ONCE(p->look_at)))
+		return true;
+	WRITE_ONCE(p->look_at, jiffies + PPF_PAYOFF_LOOK);
+	ios = part_stat_read(sb->s_bdev, ios[STAT_READ]);
+	if (ios - READ_ONCE(p->pause_ios) < PPF_PAYOFF_COLD_READS)
+		return true;
+	WRITE_ONCE(p->paused_until, jiffies);
+	ppf_stat_inc(payoff_resumed);
+	return false;
+}
+
+/**
+ * ppf_payoff_paused() - are events of this file system being dropped?
+ * @sb: the file system of the file opened or read
+ *
+ * Called by the hooks in the task's context, without locks: a slot's
+ * device is set once, its pause is a few words.
+ *
+ * Return: true while the device is paused and pausing is on.
+ */
+bool ppf_payoff_paused(struct super_block *sb)
+{
+	unsigned int i;
+
+	if (!READ_ONCE(ppf_config.backoff))
+		return false;
+	for (i = 0; i < PPF_PAYOFF_DEVS; i++) {
+		struct ppf_payoff *p = &ppf_payoffs[i];
+		dev_t d = READ_ONCE(p->dev);
+
+		if (d == sb->s_dev)
+			return time_before(jiffies, READ_ONCE(p->paused_until)) &&
+			       ppf_payoff_still_paused(p, sb);
+		if (!d)
+			break;
+	}
+	return false;
+}
+
+/* The device's completed reads and the time they took, from its stats. */
+static bool ppf_payoff_reads(struct ppf_sb *s, u64 *ios, u64 *ns)
+{
+	struct super_block *sb = ppf_sb_pin(s);
+	bool ok = false;
+
+	if (!sb)
+		return false;
+	if (sb->s_bdev) {
+		*ios = part_stat_read(sb->s_bdev, ios[STAT_READ]);
+		*ns = part_stat_read(sb->s_bdev, nsecs[STAT_READ]);
+		ok = true;
+	}
+	ppf_sb_unpin(sb);
+	return ok;
+}
+
+/* Close the window: the verdict, then a new window. */
+static void ppf_payoff_judge(struct ppf_payoff *p, struct ppf_sb *s)
+{
+	u64 ios = 0, ns = 0, benefit;
+	unsigned int windows = 0;
+	bool known;
+
+	known = ppf_payoff_reads(s, &ios, &ns);
+	if (known && ios > p->read_ios)
+		p->latency_ns = div64_u64(ns - p->read_ns, ios - p->read_ios);
+	benefit = (u64)p->useful * p->latency_ns;
+	if (p->predictions < PPF_PAYOFF_MIN_PREDICTIONS ||
+	    (p->useful && !p->latency_ns)) {
+		ppf_stat_inc(payoff_no_verdict);
+	} else if (benefit < p->cost_ns) {
+		windows = 1U << p->shift;
+		if (p->shift < PPF_PAYOFF_MAX_SHIFT)
+			p->shift++;
+		WRITE_ONCE(p->unused, !p->useful && known);
+		WRITE_ONCE(p->pause_ios, ios);
+		WRITE_ONCE(p->look_at, jiffies);
+		if (p->useful)
+			ppf_stat_inc(payoff_pause_costly);
+		else
+			ppf_stat_inc(payoff_pause_unused);
+	} else {
+		p->shift = 0;
+		ppf_stat_inc(payoff_pays);
+	}
+	trace_ppf_payoff(p->dev, p->cost_ns, benefit, p->predictions,
+			 p->useful, p->latency_ns,
+			 jiffies_to_msecs(windows * PPF_PAYOFF_WINDOW));
+	p->start = jiffies;
+	if (windows) {
+		p->start += windows * PPF_PAYOFF_WINDOW;
+		WRITE_ONCE(p->paused_until, p->start);
+	}
+	p->cost_ns = 0;
+	p->predictions = 0;
+	p->useful = 0;
+	p->read_ios = ios;
+	p->read_ns = ns;
+}
+
+/**
+ * ppf_payoff_charge() - the worker spent time on an event of this device
+ * @s: the file system of the file opened
+ * @ns: the worker's time on the event
+ * @predictions: predictions the event produced
+ *
+ * Closes the device's window when it is over.  Nothing is judged while
+ * backoff is off.
+ */
+void ppf_payoff_charge(struct ppf_sb *s, u64 ns, unsigned int predictions)
+{
+	struct ppf_payoff *p;
+
+	if (!READ_ONCE(ppf_config.backoff))
+		return;
+	p = ppf_payoff_of(ppf_sb_dev(s), true);
+	if (!p)
+		return;
+	/* An unused pause cut short: the window starts now, not at its end. */
+	if (time_before(jiffies, p->start))
+		p->start = jiffies;
+	p->cost_ns += ns;
+	p->predictions += predictions;
+	if (time_after_eq(jiffies, p->start + PPF_PAYOFF_WINDOW))
+		ppf_payoff_judge(p, s);
+}
+
+/**
+ * ppf_payoff_useful() - a prefetched file of this device was opened
+ * @dev: its device
+ */
+void ppf_payoff_useful(dev_t dev)
+{
+	struct ppf_payoff *p = ppf_payoff_of(dev, false);
+
+	if (p)
+		p->useful++;
+}
+
+/**
+ * ppf_payoff_reset() - forget every device's account and pause
+ *
+ * With the model: what paid with the old model says nothing of the new.
+ */
+void ppf_payoff_reset(void)
+{
+	unsigned int i;
+
+	lockdep_assert_held(&ppf_worker_mutex);
+	for (i = 0; i < PPF_PAYOFF_DEVS; i++) {
+		WRITE_ONCE(ppf_payoffs[i].paused_until, jiffies);
+		ppf_payoffs[i].shift = 0;
+		ppf_payoffs[i].start = jiffies;
+		ppf_payoffs[i].cost_ns = 0;
+		ppf_payoffs[i].predictions = 0;
+		ppf_payoffs[i].useful = 0;
+	}
+}
