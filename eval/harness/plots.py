@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import gzip
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Tuple
 
 try:
     import matplotlib
@@ -69,16 +69,15 @@ def latency_cdf(s: Dict[str, Any], root: Path, out_dir: Path) -> Path:
     return out
 
 
-def blk_timeline(s: Dict[str, Any], root: Path, out_dir: Path) -> List[Path]:
-    panels = [(r, root / r["config"] / "blktrace.txt") for r in s["rows"]]
-    panels = [(r, p) for r, p in panels if p.exists()]
-    if not panels:
-        return []
+def blk_figure(panels: List[Tuple[str, Path]], out: Path) -> Path:
+    """One panel per (title, blktrace.txt): the read requests queued on the
+    device over time, by who queued them (the replay's demand reads, ppf's
+    worker or a kworker's prefetches, anything else)."""
     fig, axes = plt.subplots(len(panels), 1, figsize=(7, 2.4 * len(panels)), dpi=90,
                              sharex=True, squeeze=False)
-    for ax, (r, p) in zip(axes[:, 0], panels):
-        groups: Dict[str, List[tuple]] = {"demand (ppf-replay)": [],
-                                          "prefetch (kworker / ppf)": [], "other": []}
+    for ax, (title, p) in zip(axes[:, 0], panels):
+        groups: Dict[str, List[Tuple[float, float, float]]] = {
+            "demand (ppf-replay)": [], "prefetch (kworker / ppf)": [], "other": []}
         for line in p.read_text().splitlines():
             t, act, rwbs, sector, nblk, pid, *comm = line.split()
             if act != "Q" or "R" not in rwbs:
@@ -92,14 +91,21 @@ def blk_timeline(s: Dict[str, Any], root: Path, out_dir: Path) -> List[Path]:
                 ax.scatter([x[0] for x in pts], [x[1] for x in pts], s=2, c=col,
                            label=f"{k}: {len(pts)} reqs, {sum(x[2] for x in pts) / 1024:.0f} MiB")
         ax.set_ylabel("offset (MiB)")
-        ax.set_title(f"{r['label']}: block read requests (blktrace, queue events)", fontsize=9)
+        ax.set_title(f"{title}: block read requests (blktrace, queue events)", fontsize=9)
         ax.legend(fontsize=7, markerscale=4, loc="upper right")
     axes[-1, 0].set_xlabel("time since blktrace start (s, guest clock)")
     fig.tight_layout()
-    out = out_dir / f"{s['experiment']}-blktrace.png"
     fig.savefig(out)
     plt.close(fig)
-    return [out]
+    return out
+
+
+def blk_timeline(s: Dict[str, Any], root: Path, out_dir: Path) -> List[Path]:
+    panels = [(r["label"], root / r["config"] / "blktrace.txt") for r in s["rows"]]
+    panels = [(t, p) for t, p in panels if p.exists()]
+    if not panels:
+        return []
+    return [blk_figure(panels, out_dir / f"{s['experiment']}-blktrace.png")]
 
 
 def all_figures(s: Dict[str, Any], root: Path, out_dir: Path) -> List[Path]:
@@ -111,3 +117,31 @@ def all_figures(s: Dict[str, Any], root: Path, out_dir: Path) -> List[Path]:
     out.append(latency_cdf(s, root, out_dir))
     out += blk_timeline(s, root, out_dir)
     return out
+
+
+def main(argv: List[str]) -> int:
+    """python3 -m eval.harness.plots blktrace OUT.png TITLE=RESULT_DIR...: the
+    block requests of several runs in one figure, e.g. the same configuration
+    with two modules (a result directory holds blktrace.txt)."""
+    import argparse
+    ap = argparse.ArgumentParser(prog="python3 -m eval.harness.plots", description=main.__doc__)
+    ap.add_argument("what", choices=["blktrace"])
+    ap.add_argument("out", type=Path)
+    ap.add_argument("panels", nargs="+", metavar="TITLE=RESULT_DIR")
+    a = ap.parse_args(argv)
+    panels = []
+    for spec in a.panels:
+        title, sep, d = spec.partition("=")
+        p = Path(d) / "blktrace.txt"
+        if not sep or not title:
+            ap.error(f"{spec!r}: want TITLE=RESULT_DIR")
+        if not p.exists():
+            ap.error(f"{p}: no such file (run the configuration with blktrace)")
+        panels.append((title, p))
+    print(blk_figure(panels, a.out))
+    return 0
+
+
+if __name__ == "__main__":
+    import sys as _sys
+    _sys.exit(main(_sys.argv[1:]))
