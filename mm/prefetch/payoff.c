@@ -6,10 +6,10 @@
  * Prefetching costs CPU on every event (learning, predicting, planning) and
  * returns device time: each prefetched file that is then opened saves the
  * demand read it would have waited for.  On a disk with a 12 ms seek that
- * return dwarfs the cost; on flash whose reads take 100 us, or when what
- * the model predicts is cached already, the cost is all there is, and the
- * workload is slower with prefetching than without.  So each device is
- * judged over windows of PPF_PAYOFF_WINDOW, in one unit, time:
+ * return dwarfs the cost; on flash whose reads take 100 us the return can
+ * be smaller than the cost, and the workload is slower with prefetching
+ * than without.  So each device is judged over windows of
+ * PPF_PAYOFF_WINDOW, in one unit, time:
  *
  *   cost    = the worker's time on the events of files on the device
  *   benefit = prefetched files of the device opened afterwards
@@ -23,21 +23,19 @@
  * is learnt or predicted for the device, so it costs nothing; the model
  * keeps what it knew, and the window after the pause measures again.
  *
- * Two verdicts pause, for different reasons.  Prefetches that were used
- * but saved less than they cost (payoff_pause_costly) say the device is
- * too fast for this workload's prefetching: that lasts.  No prefetch used
- * at all (payoff_pause_unused) says that there is nothing to do now,
- * typically because everything predicted is cached: that ends as soon as
- * the cache goes cold, and the first thing a cold cache does is read the
- * device.  So an unused pause is cut short when the device completes
- * PPF_PAYOFF_COLD_READS reads after it began (payoff_resumed), seen by the
- * hooks at most every PPF_PAYOFF_LOOK: a cold start after a hot spell is
- * prefetched within a few reads, not after the pause.
- *
  * A window with too little evidence gives no verdict: fewer than
- * PPF_PAYOFF_MIN_PREDICTIONS predictions (a model still learning), or
- * prefetches that were used on a device whose read latency is unknown (no
- * block device, or no reads counted).
+ * PPF_PAYOFF_MIN_PREDICTIONS predictions (a model still learning), or no
+ * latency known for the device (no block device, or no reads counted).
+ *
+ * Nor does a window in which no prefetch was used (payoff_unused).  It
+ * looks like the hot cache, where everything predicted is cached and the
+ * cost buys nothing, but it is also a cold run between two bursts of use:
+ * a walk of directories before the files are read, a program that opens
+ * what another one already read, prefetches whose open comes in the next
+ * window.  Pausing on it, even with the pause cut short as soon as the
+ * device was read again, cost Glimpse and the mixed workload on the
+ * paper's disk a point of the gap each (docs/results.md); the hot cache's
+ * cost is left to a cheaper model.
  *
  * The cost is CPU time whether or not another CPU was idle: on a machine
  * with spare CPUs the worker's time is cheaper than that, so the verdict
@@ -57,16 +55,11 @@
 #define PPF_PAYOFF_WINDOW		HZ
 #define PPF_PAYOFF_MIN_PREDICTIONS	32
 #define PPF_PAYOFF_MAX_SHIFT		6
-#define PPF_PAYOFF_COLD_READS		8
-#define PPF_PAYOFF_LOOK			(HZ / 16 ?: 1)
 
 /**
  * struct ppf_payoff - one device's account
  * @dev: the device number, 0 for a free slot; set once
  * @paused_until: jiffies until which its events are dropped
- * @unused: the pause is for want of use: it ends when the device is read
- * @look_at: jiffies when the hooks next look at the device's reads
- * @pause_ios: the device's completed reads when the pause began
  * @shift: the next pause is 2^@shift windows
  * @start: jiffies when the window began
  * @cost_ns: the worker's time on its events in the window
@@ -79,9 +72,6 @@
 struct ppf_payoff {
 	dev_t dev;
 	unsigned long paused_until;
-	bool unused;
-	unsigned long look_at;
-	u64 pause_ios;
 	unsigned int shift;
 	unsigned long start;
 	u64 cost_ns;
@@ -120,34 +110,12 @@ static struct ppf_payoff *ppf_payoff_of(dev_t dev, bool create)
 	return NULL;
 }
 
-/*
- * An unused pause ends when the device is read again (a cold cache).  Racy
- * by design: tasks on several CPUs may look at once, and each would make
- * the same decision; the worker sets no pause while one is on.
- */
-static bool ppf_payoff_still_paused(struct ppf_payoff *p,
-				    struct super_block *sb)
-{
-	u64 ios;
-
-	if (!READ_ONCE(p->unused) || !sb->s_bdev ||
-	    time_before(jiffies, READ_ONCE(p->look_at)))
-		return true;
-	WRITE_ONCE(p->look_at, jiffies + PPF_PAYOFF_LOOK);
-	ios = part_stat_read(sb->s_bdev, ios[STAT_READ]);
-	if (ios - READ_ONCE(p->pause_ios) < PPF_PAYOFF_COLD_READS)
-		return true;
-	WRITE_ONCE(p->paused_until, jiffies);
-	ppf_stat_inc(payoff_resumed);
-	return false;
-}
-
 /**
  * ppf_payoff_paused() - are events of this file system being dropped?
  * @sb: the file system of the file opened or read
  *
  * Called by the hooks in the task's context, without locks: a slot's
- * device is set once, its pause is a few words.
+ * device is set once, its pause is one word.
  *
  * Return: true while the device is paused and pausing is on.
  */
@@ -162,8 +130,7 @@ bool ppf_payoff_paused(struct super_block *sb)
 		dev_t d = READ_ONCE(p->dev);
 
 		if (d == sb->s_dev)
-			return time_before(jiffies, READ_ONCE(p->paused_until)) &&
-			       ppf_payoff_still_paused(p, sb);
+			return time_before(jiffies, READ_ONCE(p->paused_until));
 		if (!d)
 			break;
 	}
@@ -192,26 +159,19 @@ static void ppf_payoff_judge(struct ppf_payoff *p, struct ppf_sb *s)
 {
 	u64 ios = 0, ns = 0, benefit;
 	unsigned int windows = 0;
-	bool known;
 
-	known = ppf_payoff_reads(s, &ios, &ns);
-	if (known && ios > p->read_ios)
+	if (ppf_payoff_reads(s, &ios, &ns) && ios > p->read_ios)
 		p->latency_ns = div64_u64(ns - p->read_ns, ios - p->read_ios);
 	benefit = (u64)p->useful * p->latency_ns;
-	if (p->predictions < PPF_PAYOFF_MIN_PREDICTIONS ||
-	    (p->useful && !p->latency_ns)) {
+	if (p->predictions < PPF_PAYOFF_MIN_PREDICTIONS || !p->latency_ns) {
 		ppf_stat_inc(payoff_no_verdict);
+	} else if (!p->useful) {
+		ppf_stat_inc(payoff_unused);
 	} else if (benefit < p->cost_ns) {
 		windows = 1U << p->shift;
 		if (p->shift < PPF_PAYOFF_MAX_SHIFT)
 			p->shift++;
-		WRITE_ONCE(p->unused, !p->useful && known);
-		WRITE_ONCE(p->pause_ios, ios);
-		WRITE_ONCE(p->look_at, jiffies);
-		if (p->useful)
-			ppf_stat_inc(payoff_pause_costly);
-		else
-			ppf_stat_inc(payoff_pause_unused);
+		ppf_stat_inc(payoff_pauses);
 	} else {
 		p->shift = 0;
 		ppf_stat_inc(payoff_pays);
@@ -249,9 +209,6 @@ void ppf_payoff_charge(struct ppf_sb *s, u64 ns, unsigned int predictions)
 	p = ppf_payoff_of(ppf_sb_dev(s), true);
 	if (!p)
 		return;
-	/* An unused pause cut short: the window starts now, not at its end. */
-	if (time_before(jiffies, p->start))
-		p->start = jiffies;
 	p->cost_ns += ns;
 	p->predictions += predictions;
 	if (time_after_eq(jiffies, p->start + PPF_PAYOFF_WINDOW))

@@ -100,11 +100,9 @@ extern struct mutex ppf_config_mutex;
  * @pace_timer_runs: times the pacing timer woke the worker
  * @pace_timer_ns: of @worker_ns, time spent in those wake-ups
  * @payoff_pays: windows in which a device's prefetching paid (payoff.c)
- * @payoff_pause_costly: windows after which a device was paused: its used
+ * @payoff_pauses: windows after which a device was paused: its used
  *	prefetches saved less time than the worker spent
- * @payoff_pause_unused: windows after which a device was paused: no
- *	prefetch was used
- * @payoff_resumed: pauses for want of use ended early by the device's reads
+ * @payoff_unused: windows with no prefetch used: no verdict
  * @payoff_no_verdict: windows with too little evidence to judge
  * @payoff_untracked: devices beyond those payoff.c can judge
  * @hook_open_ns: time spent in ppf_event_open(), if measured
@@ -131,9 +129,8 @@ struct ppf_stats {
 	u64 pace_timer_runs;
 	u64 pace_timer_ns;
 	u64 payoff_pays;
-	u64 payoff_pause_costly;
-	u64 payoff_pause_unused;
-	u64 payoff_resumed;
+	u64 payoff_pauses;
+	u64 payoff_unused;
 	u64 payoff_no_verdict;
 	u64 payoff_untracked;
 	u64 hook_open_ns;

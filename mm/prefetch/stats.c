@@ -81,9 +81,8 @@ static int ppf_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "pace_timer_runs %llu\n", s.pace_timer_runs);
 	seq_printf(m, "pace_timer_ns %llu\n", s.pace_timer_ns);
 	seq_printf(m, "payoff_pays %llu\n", s.payoff_pays);
-	seq_printf(m, "payoff_pause_costly %llu\n", s.payoff_pause_costly);
-	seq_printf(m, "payoff_pause_unused %llu\n", s.payoff_pause_unused);
-	seq_printf(m, "payoff_resumed %llu\n", s.payoff_resumed);
+	seq_printf(m, "payoff_pauses %llu\n", s.payoff_pauses);
+	seq_printf(m, "payoff_unused %llu\n", s.payoff_unused);
 	seq_printf(m, "payoff_no_verdict %llu\n", s.payoff_no_verdict);
 	seq_printf(m, "payoff_untracked %llu\n", s.payoff_untracked);
 	if (static_branch_unlikely(&ppf_measure_hooks)) {

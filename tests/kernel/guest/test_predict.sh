@@ -107,59 +107,41 @@ check "partial: not the whole of E" le "$e" 128
 check "partial: G gets default_prefetch_kb (128)" eq "$g" 128
 check "partial: Q prefetched" eq "$(resident_kb Q)" 256
 
-# Knowing when not to (payoff.c): the trained sequence opened again and
-# again with everything cached costs the worker predictions and returns
-# nothing, so after a window (1 s) the device is paused and its events
-# dropped; after the pause, a cold cache is prefetched again.
+# Knowing when not to (payoff.c): on this memory-backed disk a read takes
+# microseconds, so a prefetch that is used saves less than the worker spent
+# on the events that led to it.  The trained sequence run again and again
+# on a cold cache: within a few windows (1 s each) the device is paused and
+# its events are dropped; after the pause, a cold cache is prefetched again.
 set_ppf model_order 51
 train
 set_ppf backoff 1
-cat B C D X > /dev/null
-pauses=$(stat_of payoff_pause_unused)
+pauses=$(stat_of payoff_pauses)
 dropped=$(stat_of dropped_paused)
+useful=$(stat_of prefetch_useful)
 echo 1 > /sys/kernel/tracing/events/predictive_prefetch/ppf_payoff/enable
 echo > /sys/kernel/tracing/trace
 i=0
-while [ "$(stat_of dropped_paused)" = "$dropped" ] && [ $i -lt 1000 ]; do
+while [ "$(stat_of dropped_paused)" = "$dropped" ] && [ $i -lt 500 ]; do
+	drop_caches
 	cat A B C D X > /dev/null
-	sleep 0.01
 	i=$((i + 1))
 done
 trace=$(grep -v "^#" /sys/kernel/tracing/trace)
 echo 0 > /sys/kernel/tracing/events/predictive_prefetch/ppf_payoff/enable
 echo "paused after $i passes: $(echo "$trace" | grep ppf_payoff | tail -1)"
-check "backoff: all-cached predictions pause the device" \
-	ge "$(stat_of payoff_pause_unused)" $((pauses + 1))
+check "backoff: prefetches were used" ge "$(stat_of prefetch_useful)" $((useful + 3))
+check "backoff: a device where they save less than they cost is paused" \
+	ge "$(stat_of payoff_pauses)" $((pauses + 1))
 check "backoff: a paused device's events are dropped" \
 	ge "$(stat_of dropped_paused)" $((dropped + 1))
 check "backoff: tracepoint ppf_payoff says why" \
-	eval 'echo "$trace" | grep -q "ppf_payoff: dev=.* useful=0 .* pause=[1-9]"'
+	eval 'echo "$trace" | grep -q "ppf_payoff: dev=.* useful=[1-9].* pause=[1-9]"'
 sleep 3
 drop_caches
 cat A > /dev/null
 settle
 check "backoff: after the pause, a cold cache is prefetched again" \
 	eq "$(resident_kb B)$(resident_kb C)$(resident_kb D)" 256256256
-
-# An unused pause ends early when the device is read: pause three more
-# times (the third pause is at least 4 s: the verdict repeats), then read
-# cold files; the next open of A is an event again, before the pause ends.
-cat B C D X > /dev/null
-unused=$(stat_of payoff_pause_unused)
-resumed=$(stat_of payoff_resumed)
-i=0
-while [ "$(stat_of payoff_pause_unused)" -lt $((unused + 3)) ] && [ $i -lt 2000 ]; do
-	cat A B C D X > /dev/null
-	sleep 0.01
-	i=$((i + 1))
-done
-check "backoff: paused three more times" ge "$(stat_of payoff_pause_unused)" $((unused + 3))
-drop_caches
-cat E G X > /dev/null
-sleep 0.2
-cat A > /dev/null
-check "backoff: the device's reads end an unused pause" \
-	ge "$(stat_of payoff_resumed)" $((resumed + 1))
 
 release
 cd /
