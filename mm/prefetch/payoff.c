@@ -11,7 +11,7 @@
  * than without.  So each device is judged over windows of
  * PPF_PAYOFF_WINDOW, in one unit, time:
  *
- *   cost    = the worker's time on the events of files on the device
+ *   cost    = the worker's CPU time on the events of files on the device
  *   benefit = prefetched files of the device opened afterwards
  *             x the device's mean read latency in the window (its own
  *               block statistics: what a demand read costs there now)
@@ -37,16 +37,23 @@
  * paper's disk a point of the gap each (docs/results.md); the hot cache's
  * cost is left to a cheaper model.
  *
+ * The worker's time on an event is measured with the clock, which also
+ * counts its sleeps (reading an inode to decode a handle, allocating
+ * pages); sleeping costs the workload nothing, so a window's clock time is
+ * scaled by the share of it the worker spent on a CPU, from its own
+ * scheduler accounting (se.sum_exec_runtime, exact at each switch out).
+ *
  * The cost is CPU time whether or not another CPU was idle: on a machine
  * with spare CPUs the worker's time is cheaper than that, so the verdict
  * is on the side of pausing.
  *
- * Everything but ppf_payoff_paused() runs in the worker under
- * ppf_worker_mutex.
+ * Everything but ppf_payoff_paused() runs under ppf_worker_mutex, and in
+ * the worker but for ppf_payoff_reset().
  */
 #include <linux/blkdev.h>
 #include <linux/jiffies.h>
 #include <linux/part_stat.h>
+#include <linux/sched.h>
 #include "ppf.h"
 #include "ppf_trace.h"
 
@@ -62,7 +69,10 @@
  * @paused_until: jiffies until which its events are dropped
  * @shift: the next pause is 2^@shift windows
  * @start: jiffies when the window began
- * @cost_ns: the worker's time on its events in the window
+ * @cost_ns: the worker's clock time on its events in the window
+ * @cpu_ns: the worker's CPU time when the window began
+ * @wall_ns: ppf_payoff_wall when the window began
+ * @restart: begin a new window at the next event (after a reset)
  * @predictions: predictions made after its events in the window
  * @useful: its prefetched files opened in the window
  * @read_ios: the device's completed reads when the window began
@@ -75,6 +85,9 @@ struct ppf_payoff {
 	unsigned int shift;
 	unsigned long start;
 	u64 cost_ns;
+	u64 cpu_ns;
+	u64 wall_ns;
+	bool restart;
 	u32 predictions;
 	u32 useful;
 	u64 read_ios;
@@ -83,6 +96,34 @@ struct ppf_payoff {
 };
 
 static struct ppf_payoff ppf_payoffs[PPF_PAYOFF_DEVS];
+/* The worker's clock time on every device's events, ever. */
+static u64 ppf_payoff_wall;
+
+/*
+ * @p's clock time in the window, scaled by the worker's CPU time against
+ * its clock time on all events since the window began (at most 1: the CPU
+ * time also covers the pacing timer and reads, which are not charged).
+ */
+static u64 ppf_payoff_cpu_cost(const struct ppf_payoff *p)
+{
+	u64 cpu = current->se.sum_exec_runtime - p->cpu_ns;
+	u64 wall = ppf_payoff_wall - p->wall_ns;
+
+	if (!wall || cpu >= wall)
+		return p->cost_ns;
+	return div64_u64(p->cost_ns * cpu, wall);
+}
+
+/* A new window: nothing charged, the worker's clocks as they are now. */
+static void ppf_payoff_window(struct ppf_payoff *p, unsigned long start)
+{
+	p->start = start;
+	p->cost_ns = 0;
+	p->cpu_ns = current->se.sum_exec_runtime;
+	p->wall_ns = ppf_payoff_wall;
+	p->predictions = 0;
+	p->useful = 0;
+}
 
 /* The device's account, made on first use; NULL when all slots are taken. */
 static struct ppf_payoff *ppf_payoff_of(dev_t dev, bool create)
@@ -99,7 +140,7 @@ static struct ppf_payoff *ppf_payoff_of(dev_t dev, bool create)
 			if (!create)
 				return NULL;
 			memset(p, 0, sizeof(*p));
-			p->start = jiffies;
+			ppf_payoff_window(p, jiffies);
 			/* Last: ppf_payoff_paused() reads the slot unlocked. */
 			WRITE_ONCE(p->dev, dev);
 			return p;
@@ -157,17 +198,19 @@ static bool ppf_payoff_reads(struct ppf_sb *s, u64 *ios, u64 *ns)
 /* Close the window: the verdict, then a new window. */
 static void ppf_payoff_judge(struct ppf_payoff *p, struct ppf_sb *s)
 {
-	u64 ios = 0, ns = 0, benefit;
+	u64 ios = 0, ns = 0, benefit, cost;
 	unsigned int windows = 0;
+	unsigned long start;
 
 	if (ppf_payoff_reads(s, &ios, &ns) && ios > p->read_ios)
 		p->latency_ns = div64_u64(ns - p->read_ns, ios - p->read_ios);
 	benefit = (u64)p->useful * p->latency_ns;
+	cost = ppf_payoff_cpu_cost(p);
 	if (p->predictions < PPF_PAYOFF_MIN_PREDICTIONS || !p->latency_ns) {
 		ppf_stat_inc(payoff_no_verdict);
 	} else if (!p->useful) {
 		ppf_stat_inc(payoff_unused);
-	} else if (benefit < p->cost_ns) {
+	} else if (benefit < cost) {
 		windows = 1U << p->shift;
 		if (p->shift < PPF_PAYOFF_MAX_SHIFT)
 			p->shift++;
@@ -176,17 +219,13 @@ static void ppf_payoff_judge(struct ppf_payoff *p, struct ppf_sb *s)
 		p->shift = 0;
 		ppf_stat_inc(payoff_pays);
 	}
-	trace_ppf_payoff(p->dev, p->cost_ns, benefit, p->predictions,
-			 p->useful, p->latency_ns,
+	trace_ppf_payoff(p->dev, cost, benefit, p->predictions, p->useful,
+			 p->latency_ns,
 			 jiffies_to_msecs(windows * PPF_PAYOFF_WINDOW));
-	p->start = jiffies;
-	if (windows) {
-		p->start += windows * PPF_PAYOFF_WINDOW;
-		WRITE_ONCE(p->paused_until, p->start);
-	}
-	p->cost_ns = 0;
-	p->predictions = 0;
-	p->useful = 0;
+	start = jiffies + windows * PPF_PAYOFF_WINDOW;
+	if (windows)
+		WRITE_ONCE(p->paused_until, start);
+	ppf_payoff_window(p, start);
 	p->read_ios = ios;
 	p->read_ns = ns;
 }
@@ -209,6 +248,14 @@ void ppf_payoff_charge(struct ppf_sb *s, u64 ns, unsigned int predictions)
 	p = ppf_payoff_of(ppf_sb_dev(s), true);
 	if (!p)
 		return;
+	if (p->restart) {
+		ppf_payoff_window(p, jiffies);
+		p->restart = false;
+	}
+	ppf_payoff_wall += ns;
+	/* Queued before a pause, taken during it: not the next window's. */
+	if (time_before(jiffies, p->start))
+		return;
 	p->cost_ns += ns;
 	p->predictions += predictions;
 	if (time_after_eq(jiffies, p->start + PPF_PAYOFF_WINDOW))
@@ -223,7 +270,7 @@ void ppf_payoff_useful(dev_t dev)
 {
 	struct ppf_payoff *p = ppf_payoff_of(dev, false);
 
-	if (p)
+	if (p && !time_before(jiffies, p->start))
 		p->useful++;
 }
 
@@ -240,9 +287,7 @@ void ppf_payoff_reset(void)
 	for (i = 0; i < PPF_PAYOFF_DEVS; i++) {
 		WRITE_ONCE(ppf_payoffs[i].paused_until, jiffies);
 		ppf_payoffs[i].shift = 0;
-		ppf_payoffs[i].start = jiffies;
-		ppf_payoffs[i].cost_ns = 0;
-		ppf_payoffs[i].predictions = 0;
-		ppf_payoffs[i].useful = 0;
+		/* The worker's clocks are read in the worker. */
+		ppf_payoffs[i].restart = true;
 	}
 }
