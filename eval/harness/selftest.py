@@ -46,10 +46,11 @@ RANDOM = "selftest-random"
 MISS_FLOOR_PCT = 40.0
 NO_HARM_PCT = 1.0
 # The share of andrew's cold-to-hot gap EPCM closes in elapsed time on
-# hdd-2001, measured 8.3 % with the payoff back-off (docs/results.md, "The
-# I/O policy"); the floor keeps half of it, so that a change that loses what
-# the I/O policy gained fails here.
-GAP_FLOOR_PCT = 4.0
+# hdd-2001, measured 11.6 % here with the back-off (none 3.875 s, EPCM
+# 3.719 s, hot 2.530 s; docs/results.md, "The I/O policy, second part"); the
+# floor is about half of it, so that a change that loses what the I/O policy
+# gained fails here.
+GAP_FLOOR_PCT = 5.0
 DET_PCT = 0.1
 # booted twice (selftest-andrew.json's "repeat"): a model off and a model on
 TWICE = ("none", "epcm-64-51")
