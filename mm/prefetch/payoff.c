@@ -41,7 +41,8 @@
  * counts its sleeps (reading an inode to decode a handle, allocating
  * pages); sleeping costs the workload nothing, so a window's clock time is
  * scaled by the share of it the worker spent on a CPU, from its own
- * scheduler accounting (se.sum_exec_runtime, exact at each switch out).
+ * scheduler accounting (se.sum_exec_runtime: brought up to date at each
+ * switch and tick, so within a tick of the truth at a window's ends).
  *
  * The cost is CPU time whether or not another CPU was idle: on a machine
  * with spare CPUs the worker's time is cheaper than that, so the verdict
@@ -52,6 +53,7 @@
  */
 #include <linux/blkdev.h>
 #include <linux/jiffies.h>
+#include <linux/math64.h>
 #include <linux/part_stat.h>
 #include <linux/sched.h>
 #include "ppf.h"
@@ -111,7 +113,8 @@ static u64 ppf_payoff_cpu_cost(const struct ppf_payoff *p)
 
 	if (!wall || cpu >= wall)
 		return p->cost_ns;
-	return div64_u64(p->cost_ns * cpu, wall);
+	/* A window closes at the device's first event after it ends: long. */
+	return mul_u64_u64_div_u64(p->cost_ns, cpu, wall);
 }
 
 /* A new window: nothing charged, the worker's clocks as they are now. */
