@@ -26,6 +26,7 @@ from __future__ import annotations
 import sys
 import time
 from pathlib import Path
+from typing import Any, Dict
 
 if __package__ in (None, ""):  # run as a script
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
@@ -68,6 +69,12 @@ def main(jobs: int = 2) -> int:
         else:
             failed += 1
 
+    def no_harm(what: str, n: Dict[str, Any], e: Dict[str, Any]) -> None:
+        slower = 100.0 * (e["elapsed_s"] / n["elapsed_s"] - 1)
+        check(f"{what}epcm is at most {NO_HARM_PCT}% slower than no prefetching",
+              slower <= NO_HARM_PCT,
+              f"{n['elapsed_s']:.3f} s -> {e['elapsed_s']:.3f} s ({slower:+.2f}%)")
+
     build.ensure_packages()
     b = build.Built()
     exp = runner.load_experiment(EXPERIMENT)
@@ -94,10 +101,7 @@ def main(jobs: int = 2) -> int:
         check(f"epcm removes at least {MISS_FLOOR_PCT}% of the read misses",
               miss_red >= MISS_FLOOR_PCT,
               f"{n['misses']:.0f} -> {e['misses']:.0f} ({-miss_red:+.1f}%)")
-        slower = 100.0 * (e["elapsed_s"] / n["elapsed_s"] - 1)
-        check(f"epcm is at most {NO_HARM_PCT}% slower than no prefetching",
-              slower <= NO_HARM_PCT,
-              f"{n['elapsed_s']:.3f} s -> {e['elapsed_s']:.3f} s ({slower:+.2f}%)")
+        no_harm("", n, e)
         gap = e["gap_elapsed_pct"]
         check(f"epcm closes at least {GAP_FLOOR_PCT}% of the cold-to-hot gap (elapsed)",
               gap is not None and gap >= GAP_FLOOR_PCT,
@@ -105,11 +109,7 @@ def main(jobs: int = 2) -> int:
               f"none {n['elapsed_s']:.3f} s, epcm {e['elapsed_s']:.3f} s, "
               f"hot {rows['hot']['elapsed_s']:.3f} s: {gap:.1f}%")
     if "none" in rrows and "epcm-64-51" in rrows:
-        n, e = rrows["none"], rrows["epcm-64-51"]
-        slower = 100.0 * (e["elapsed_s"] / n["elapsed_s"] - 1)
-        check(f"random order: epcm is at most {NO_HARM_PCT}% slower than no prefetching",
-              slower <= NO_HARM_PCT,
-              f"{n['elapsed_s']:.3f} s -> {e['elapsed_s']:.3f} s ({slower:+.2f}%)")
+        no_harm("random order: ", rrows["none"], rrows["epcm-64-51"])
     det = s["determinism"]
     for c in TWICE:
         check(f"{c} was booted twice", any(d["config"] == c for d in det))

@@ -140,9 +140,9 @@ static struct ppf_payoff *ppf_payoff_of(dev_t dev, bool create)
 		if (p->dev == dev)
 			return p;
 		if (!p->dev) {
+			/* Slots are never freed: a free one is all zero. */
 			if (!create)
 				return NULL;
-			memset(p, 0, sizeof(*p));
 			ppf_payoff_window(p, jiffies);
 			/* Last: ppf_payoff_paused() reads the slot unlocked. */
 			WRITE_ONCE(p->dev, dev);
