@@ -7,6 +7,7 @@ import gzip
 import hashlib
 import json
 import signal
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -23,6 +24,7 @@ from eval.vm import parse  # noqa: E402
 ANDREW = WORKLOADS["andrew"].trace
 # A run of make test's short evaluation (selftest-andrew): the measured run's
 # results of each VM, and one VM's console (tests/vm/test_data/).
+TOP = Path(__file__).resolve().parents[2]
 DATA = Path(__file__).resolve().parent / "test_data"
 RESULTS = DATA / "eval-results"
 
@@ -185,6 +187,24 @@ class SummaryTest(unittest.TestCase):
             (Path(tmp) / "stray.json").write_text("[]")
             with self.assertRaisesRegex(ValueError, "stray.json: not an experiment summary"):
                 report.summary_rows(Path(tmp))
+
+    @unittest.skipUnless(Path("/usr/lib/python3/dist-packages/matplotlib").exists(),
+                         "python3-matplotlib is not installed")
+    def test_blktrace_figure_refuses_bad_panels(self) -> None:
+        """python3 -m eval.harness.plots blktrace: a panel that is not
+        TITLE=RESULT_DIR, or a directory without blktrace.txt, is refused
+        with a message naming it, and nothing is written."""
+        with tempfile.TemporaryDirectory() as tmp:
+            out = Path(tmp) / "fig.png"
+            for spec, msg in (("nodir", "'nodir': want TITLE=RESULT_DIR"),
+                              ("=x", "'=x': want TITLE=RESULT_DIR"),
+                              (f"t={tmp}", "blktrace.txt: no such file")):
+                res = subprocess.run([sys.executable, "-m", "eval.harness.plots", "blktrace",
+                                      str(out), spec], cwd=TOP, text=True,
+                                     capture_output=True)
+                self.assertEqual(res.returncode, 2, res.stderr)
+                self.assertIn(msg, res.stderr)
+                self.assertFalse(out.exists())
 
     def test_cell(self) -> None:
         self.assertEqual((report.cell(None), report.cell(1.234), report.cell(2, "{:+.1f}%")),
