@@ -35,7 +35,7 @@ unsigned long ppf_page_cache_removals(void);
 unsigned long ppf_page_cache_removals_of(struct address_space *mapping);
 
 /* Provided by mm/prefetch/, called by the hooks in the task's context. */
-void ppf_event_open(struct ppf_sb *s, struct inode *inode, bool exec);
+void ppf_event_open(struct ppf_sb *s, struct dentry *dentry, bool exec);
 void ppf_event_read(struct ppf_sb *s, struct inode *inode, pgoff_t first,
 		    pgoff_t last);
 

@@ -319,11 +319,12 @@ static int ppf_sb_handle_event(struct fsnotify_group *group, u32 mask,
 			       u32 cookie, struct fsnotify_iter_info *iter_info)
 {
 	struct fsnotify_mark *mark = fsnotify_iter_sb_mark(iter_info);
-	struct inode *inode = fsnotify_data_inode(data, data_type);
+	const struct path *path = fsnotify_data_path(data, data_type);
+	struct inode *inode = path ? d_inode(path->dentry) : NULL;
 
 	if (!mark || !inode || !S_ISREG(inode->i_mode))
 		return 0;
-	ppf_event_open(container_of(mark, struct ppf_sb, mark), inode,
+	ppf_event_open(container_of(mark, struct ppf_sb, mark), path->dentry,
 		       mask & FS_OPEN_EXEC);
 	return 0;
 }

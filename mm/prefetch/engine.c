@@ -67,11 +67,46 @@ static void ppf_queue(struct ppf_event *ev)
 	kthread_queue_work(ppf_worker, &ppf_work);
 }
 
-static void __ppf_event_open(struct ppf_sb *s, struct inode *inode, bool exec)
+/*
+ * Encode the file's handle into @ev; with its directory's (a connectable
+ * handle) and its name when @dentry is set and the handle fits.  Returns
+ * false if the file system could not encode even the file's own.
+ */
+static bool ppf_encode(struct ppf_event *ev, struct inode *inode,
+		       struct dentry *dentry)
 {
+	struct inode *dir;
+	int len, type;
+
+	if (dentry) {
+		len = PPF_FH_WORDS;
+		rcu_read_lock();	/* d_parent may change; inodes are RCU-freed */
+		dir = d_inode_rcu(READ_ONCE(dentry->d_parent));
+		type = dir ? exportfs_encode_inode_fh(inode, (struct fid *)ev->fh,
+						      &len, dir, 0) : FILEID_INVALID;
+		rcu_read_unlock();
+		if (type > 0 && type != FILEID_INVALID && len <= PPF_FH_WORDS)
+			goto done;
+	}
+	len = PPF_FH_WORDS;
+	type = exportfs_encode_inode_fh(inode, (struct fid *)ev->fh, &len,
+					NULL, 0);
+	if (type <= 0 || type == FILEID_INVALID || len > PPF_FH_WORDS)
+		return false;
+	dentry = NULL;
+done:
+	ev->fh_len = len;
+	ev->fh_type = type;
+	ev->name = dentry ? ppf_name_of(dentry) : NULL;
+	return true;
+}
+
+static void __ppf_event_open(struct ppf_sb *s, struct dentry *dentry,
+			     bool exec)
+{
+	struct inode *inode = d_inode(dentry);
 	struct ppf_event ev;
-	int len = PPF_FH_WORDS;
-	int type;
+	bool known;
 
 	if (!READ_ONCE(ppf_config.enabled)) {
 		ppf_stat_inc(dropped[PPF_DROP_DISABLED]);
@@ -85,18 +120,17 @@ static void __ppf_event_open(struct ppf_sb *s, struct inode *inode, bool exec)
 		ppf_stat_inc(events_exec);
 	else
 		ppf_stat_inc(events_open);
-	type = exportfs_encode_inode_fh(inode, (struct fid *)ev.fh, &len,
-					NULL, 0);
-	if (type <= 0 || type == FILEID_INVALID || len > PPF_FH_WORDS) {
+	rcu_read_lock();
+	known = ppf_files_note_open(s, inode);
+	rcu_read_unlock();
+	/* The name is taken at the open that makes the file's entry (metadata.c). */
+	if (known || !READ_ONCE(ppf_config.metadata))
+		dentry = NULL;
+	if (!ppf_encode(&ev, inode, dentry)) {
 		ppf_stat_inc(dropped[PPF_DROP_NO_HANDLE]);
 		return;
 	}
-	rcu_read_lock();
-	ppf_files_note_open(s, inode);
-	rcu_read_unlock();
 	ev.kind = exec ? PPF_EV_EXEC : PPF_EV_OPEN;
-	ev.fh_len = len;
-	ev.fh_type = type;
 	ev.ino = inode->i_ino;
 	ev.gen = inode->i_generation;
 	ev.first = 0;
@@ -139,21 +173,21 @@ DEFINE_STATIC_KEY_FALSE(ppf_measure_hooks);
 /**
  * ppf_event_open() - a file on a watched file system was opened or executed
  * @s: the file system
- * @inode: the file, a regular file
+ * @dentry: the file, a regular file, as it was opened (with a reference)
  * @exec: opened for execution
  *
  * Called by the hooks in the opening task's context; never sleeps.
  */
-void ppf_event_open(struct ppf_sb *s, struct inode *inode, bool exec)
+void ppf_event_open(struct ppf_sb *s, struct dentry *dentry, bool exec)
 {
 	u64 start;
 
 	if (!static_branch_unlikely(&ppf_measure_hooks)) {
-		__ppf_event_open(s, inode, exec);
+		__ppf_event_open(s, dentry, exec);
 		return;
 	}
 	start = local_clock();
-	__ppf_event_open(s, inode, exec);
+	__ppf_event_open(s, dentry, exec);
 	ppf_stat_add(hook_open_ns, local_clock() - start);
 }
 
@@ -181,7 +215,7 @@ void ppf_event_read(struct ppf_sb *s, struct inode *inode, pgoff_t first,
 	ppf_stat_add(hook_read_ns, local_clock() - start);
 }
 
-static void ppf_engine_open(const struct ppf_event *ev)
+static void ppf_engine_open(struct ppf_event *ev)
 {
 	u64 start = ktime_get_ns();
 	struct ppf_file *f = ppf_files_get(ev);

@@ -45,6 +45,7 @@ void ppf_event_release(struct ppf_event *ev)
 {
 	if (ev->cred)
 		put_cred(ev->cred);
+	kfree(ev->name);
 	ppf_sb_put(ev->sb);
 }
 

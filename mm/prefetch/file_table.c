@@ -108,6 +108,7 @@ void ppf_files_forget(struct ppf_file *f)
 	list_del(&f->lru);
 	WRITE_ONCE(ppf_nfiles, ppf_nfiles - 1);
 	ppf_sb_put(f->sb);
+	kfree(f->name);	/* the worker's alone: no reader under RCU */
 	kfree_rcu(f, rcu);
 }
 
@@ -165,11 +166,12 @@ struct ppf_file *ppf_files_lookup(const struct ppf_sb *s, u64 ino)
  *
  * Creates the entry if the file is new (or its inode number was reused for
  * another file), forgetting the least recently opened file if the table is
- * full; marks it most recently opened.  The caller holds ppf_worker_mutex.
+ * full; marks it most recently opened.  A new entry takes over the event's
+ * name (see DOC: Metadata).  The caller holds ppf_worker_mutex.
  *
  * Return: the entry, or NULL if out of memory.
  */
-struct ppf_file *ppf_files_get(const struct ppf_event *ev)
+struct ppf_file *ppf_files_get(struct ppf_event *ev)
 {
 	struct ppf_file *f;
 
@@ -195,6 +197,8 @@ struct ppf_file *ppf_files_get(const struct ppf_event *ev)
 	f->fh_len = ev->fh_len;
 	f->fh_type = ev->fh_type;
 	memcpy(f->fh, ev->fh, ev->fh_len * sizeof(u32));
+	f->name = ev->name;
+	ev->name = NULL;
 	ppf_range_clear(&f->cur_first, &f->cur_last);
 	ppf_range_clear(&f->prev_first, &f->prev_last);
 	hlist_add_head_rcu(&f->key_node, ppf_key_bucket(f->sb, f->ino));
@@ -273,13 +277,17 @@ bool ppf_files_note_read(struct ppf_sb *s, struct inode *inode,
  * open keeps the reads of this use out of the last one's range.  A file not
  * in the table yet starts with no range; its reads are queued behind its
  * open.
+ *
+ * Return: whether the file is in the table.
  */
-void ppf_files_note_open(struct ppf_sb *s, struct inode *inode)
+bool ppf_files_note_open(struct ppf_sb *s, struct inode *inode)
 {
 	struct ppf_file *f = ppf_files_lookup(s, inode->i_ino);
 
-	if (f && f->gen == inode->i_generation)
-		ppf_file_opened(f);
+	if (!f || f->gen != inode->i_generation)
+		return false;
+	ppf_file_opened(f);
+	return true;
 }
 
 /**

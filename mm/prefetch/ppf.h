@@ -16,7 +16,9 @@
  * each predicted file in the plan, ordered by when it is expected
  * (pacing.c), and starts the plan's head as asynchronous readahead of the
  * parts of the file that were read last time, a chunk at a time, while the
- * prefetches in flight leave room (readahead.c), skipping files found all
+ * prefetches in flight leave room (readahead.c), after looking it up in
+ * its directory if no cached path leads to it (metadata.c), skipping files
+ * found all
  * cached before while the removal count has not moved.  Everything is
  * controlled with sysctl (sysctl.c; the list of watched types is the hooks'
  * own, set through ppf_sb_set_types()), counted in /proc/predictive_prefetch
@@ -25,9 +27,9 @@
  * Locking, outermost first: ppf_config_mutex (sysctl writes, model
  * rebuilds) > the hooks' ppf_sb_types_mutex (setting the watched types) and
  * ppf_worker_mutex (the model, the file table, the plan, readahead's
- * records; held by the worker per batch) > the ring lock, the file-table entries' locks and
- * the hooks' ppf_sbs_lock, spinlocks none of which nests in another or is
- * held across anything that can sleep.  The hooks take the ring lock, the
+ * records; held by the worker per batch) > the ring lock, the file-table
+ * entries' locks and the hooks' ppf_sbs_lock, spinlocks none of which
+ * nests in another or is held across anything that can sleep.  The hooks take the ring lock, the
  * entries' locks, and ppf_sbs_lock when the read hook discovers a file
  * system.
  */
@@ -64,6 +66,8 @@
  * @filesystems: file system types watched, comma separated; empty = all
  *	block-device file systems that can encode file handles
  * @backoff: pause prefetching on a device where it does not pay (payoff.c)
+ * @metadata: look a predicted file up in its directory before reading it
+ *	(metadata.c)
  *
  * Readers on hot paths use READ_ONCE(); writers hold ppf_config_mutex.
  */
@@ -78,6 +82,7 @@ struct ppf_config {
 	unsigned int max_files;
 	char filesystems[PPF_SB_TYPES_MAX];
 	unsigned int backoff;
+	unsigned int metadata;
 };
 
 extern struct ppf_config ppf_config;
@@ -105,6 +110,8 @@ extern struct mutex ppf_config_mutex;
  * @payoff_unused: windows with no prefetch used: no verdict
  * @payoff_no_verdict: windows with too little evidence to judge
  * @payoff_untracked: devices beyond those payoff.c can judge
+ * @lookups: predicted files looked up in their directory ahead of their
+ *	open (metadata.c)
  * @hook_open_ns: time spent in ppf_event_open(), if measured
  * @hook_read_ns: time spent in ppf_event_read(), if measured
  * @dropped: events not used, by &enum ppf_drop_reason
@@ -133,6 +140,7 @@ struct ppf_stats {
 	u64 payoff_unused;
 	u64 payoff_no_verdict;
 	u64 payoff_untracked;
+	u64 lookups;
 	u64 hook_open_ns;
 	u64 hook_read_ns;
 	u64 dropped[PPF_DROP_NR];
@@ -165,7 +173,9 @@ enum ppf_event_kind {
  * @last: last page read (read)
  * @cred: credentials of the task that opened the file, with a reference
  *	(open, exec)
- * @fh: the file handle (open, exec)
+ * @fh: the file handle (open, exec), with its directory's if @name is set
+ * @name: the name it was opened by, for a file not in the table yet (open,
+ *	exec; see DOC: Metadata), or NULL
  */
 struct ppf_event {
 	u8 kind;
@@ -178,6 +188,17 @@ struct ppf_event {
 	pgoff_t last;
 	const struct cred *cred;
 	u32 fh[PPF_FH_WORDS];
+	struct ppf_name *name;
+};
+
+/**
+ * struct ppf_name - a file's name in its directory, as it was opened
+ * @len: length, without the NUL
+ * @name: the name, NUL-terminated
+ */
+struct ppf_name {
+	u32 len;
+	char name[];
 };
 
 /* event_ring.c */
@@ -246,7 +267,8 @@ static inline bool ppf_seg_used(u64 map, pgoff_t index)
  * @id: the model's id for it
  * @fh_len: file handle length in words
  * @fh_type: file handle type
- * @fh: file handle
+ * @fh: file handle, with its directory's if @name is set
+ * @name: its name in that directory (NULL: not known), see DOC: Metadata
  * @cur_first: first page read since the latest open (> @cur_last: none)
  * @cur_last: last page read since the latest open
  * @prev_first: first page read during the use before that
@@ -269,6 +291,7 @@ struct ppf_file {
 	u8 fh_len;
 	u8 fh_type;
 	u32 fh[PPF_FH_WORDS];
+	struct ppf_name *name;
 	pgoff_t cur_first, cur_last;
 	pgoff_t prev_first, prev_last;
 	u64 cur_map, prev_map;
@@ -278,7 +301,7 @@ struct ppf_file {
 /* file_table.c */
 int ppf_files_init(void);
 void ppf_files_exit(void);
-struct ppf_file *ppf_files_get(const struct ppf_event *ev);
+struct ppf_file *ppf_files_get(struct ppf_event *ev);
 struct ppf_file *ppf_files_find_id(u32 id);
 struct ppf_file *ppf_files_lookup(const struct ppf_sb *s, u64 ino);
 void ppf_files_forget(struct ppf_file *f);
@@ -289,9 +312,14 @@ bool ppf_files_note_read(struct ppf_sb *sb, struct inode *inode,
 			 pgoff_t first, pgoff_t last);
 void ppf_file_apply_read(struct ppf_file *f, pgoff_t first, pgoff_t last);
 void ppf_file_opened(struct ppf_file *f);
-void ppf_files_note_open(struct ppf_sb *s, struct inode *inode);
+bool ppf_files_note_open(struct ppf_sb *s, struct inode *inode);
 bool ppf_file_last_use(struct ppf_file *f, pgoff_t *first, pgoff_t *last,
 		       u64 *map);
+
+/* metadata.c */
+struct ppf_name *ppf_name_of(struct dentry *dentry);
+void ppf_prefetch_dentry(struct super_block *sb, struct ppf_file *f,
+			 const struct cred *cred);
 
 /* engine.c */
 extern struct mutex ppf_worker_mutex;

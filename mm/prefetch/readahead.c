@@ -18,6 +18,8 @@
  * 4. pin its file system, and skip it if that is being unmounted;
  * 5. decode the file handle, and skip it if the file was deleted;
  * 6. skip it unless the task whose open led to the prediction may read it;
+ *    if no cached path leads to it, look it up in its directory first
+ *    (DOC: Metadata);
  * 7. work out the pages to read: those read during the file's latest use
  *    (or its first default_prefetch_kb), capped at max_prefetch_kb and at
  *    the end of the file;
@@ -469,6 +471,10 @@ static bool ppf_prefetch_file(struct super_block *sb, struct ppf_file *f,
 		*why = PPF_SKIP_PERM;
 		goto out;
 	}
+	/* Disconnected: no cached path leads to it; its open will look it up. */
+	if (fresh && f->name && (dentry->d_flags & DCACHE_DISCONNECTED) &&
+	    READ_ONCE(ppf_config.metadata))
+		ppf_prefetch_dentry(sb, f, cred);
 	wanted = ppf_wanted_range(f, &start, &map);
 	nr = ppf_prefetch_range(wanted, start, inode);
 	removals = ppf_page_cache_removals_of(mapping);

@@ -27,6 +27,7 @@ struct ppf_config ppf_config = {
 	.max_files = 65536,
 	.filesystems = "",
 	.backoff = 1,
+	.metadata = 1,
 };
 
 /* Longer than any model or I/O class name, with room for a newline. */
@@ -356,6 +357,7 @@ static struct ctl_table ppf_sysctl_table[] = {
 		.proc_handler = ppf_sysctl_filesystems,
 	},
 	PPF_UINT("backoff", &ppf_config.backoff, 0, 1, NULL),
+	PPF_UINT("metadata", &ppf_config.metadata, 0, 1, NULL),
 	PPF_UINT("reset", &ppf_reset_value, 1, 1, ppf_apply_reset),
 };
 

@@ -23,7 +23,7 @@ accept() {
 
 for name in enabled partition_size model_order threshold max_prefetch_kb \
 	    default_prefetch_kb max_inflight_kb memory_kb max_files backoff \
-	    reset; do
+	    metadata reset; do
 	check "$name: negative refused" refuse $name -1
 	check "$name: huge refused" refuse $name 99999999999
 	check "$name: non-numeric refused" refuse $name abc
@@ -45,6 +45,10 @@ check "backoff: on by default" eq "$(cat $PPF/backoff)" 1
 check "backoff: 2 refused" refuse backoff 2
 check "backoff: 0 accepted" accept backoff 0
 check "backoff: 1 accepted" accept backoff 1
+check "metadata: on by default" eq "$(cat $PPF/metadata)" 1
+check "metadata: 2 refused" refuse metadata 2
+check "metadata: 0 accepted" accept metadata 0
+check "metadata: 1 accepted" accept metadata 1
 
 check "model: unknown name refused" refuse model ppm
 check "model: names are exact" refuse model EPCM
