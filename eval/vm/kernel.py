@@ -127,12 +127,14 @@ def make_initramfs(out: Path, bins: Sequence[str] = (), options: Sequence[str] =
 
 
 def make_disk(work: Path, name: str, files: Dict[str, int], size_mb: int) -> Path:
-    """An ext4 image work/NAME.img of size_mb MiB holding files (name -> size)
-    of random bytes seeded by name: the same disk on every machine."""
+    """An ext4 image work/NAME.img of size_mb MiB holding files (relative
+    path -> size) of random bytes seeded by name: the same disk on every
+    machine."""
     tree = work / f"{name}-tree"
     rng = random.Random(name)
     tree.mkdir()
     for fname, size in files.items():
+        (tree / fname).parent.mkdir(parents=True, exist_ok=True)
         (tree / fname).write_bytes(rng.randbytes(size))
     img = work / f"{name}.img"
     sh(["mkfs.ext4", "-q", "-F", "-b", "4096", "-d", tree, img, f"{size_mb}M"])

@@ -42,9 +42,11 @@
 #include <linux/cred.h>
 #include <linux/dcache.h>
 #include <linux/exportfs.h>
+#include <linux/ktime.h>
 #include <linux/namei.h>
 #include <linux/slab.h>
 #include "ppf.h"
+#include "ppf_trace.h"
 
 /**
  * ppf_name_of() - a copy of the name a file was opened by
@@ -85,8 +87,10 @@ void ppf_prefetch_dentry(struct super_block *sb, struct ppf_file *f,
 			 const struct cred *cred)
 {
 	const struct export_operations *eop = sb->s_export_op;
+	u64 start = ktime_get_ns();
 	const struct cred *old;
 	struct dentry *dir, *child;
+	bool found = false;
 
 	lockdep_assert_held(&ppf_worker_mutex);
 	if (!eop->fh_to_parent)
@@ -99,8 +103,12 @@ void ppf_prefetch_dentry(struct super_block *sb, struct ppf_file *f,
 				    f->name->len);
 	revert_creds(old);
 	if (!IS_ERR(child)) {
-		ppf_stat_inc(lookups);
+		found = d_really_is_positive(child) &&
+			d_inode(child)->i_ino == f->ino;
 		dput(child);
 	}
 	dput(dir);
+	ppf_stat_inc(lookups);
+	trace_ppf_lookup(ppf_sb_dev(f->sb), f->ino, f->name->name, found,
+			 ktime_get_ns() - start);
 }

@@ -85,6 +85,26 @@ TRACE_EVENT(ppf_prefetch,
 		      __entry->cached)
 );
 
+TRACE_EVENT(ppf_lookup,
+	    TP_PROTO(dev_t dev, u64 ino, const char *name, bool found,
+		     u64 wait_ns),
+	    TP_ARGS(dev, ino, name, found, wait_ns),
+	    TP_STRUCT__entry(__field(dev_t, dev)
+			     __field(u64, ino)
+			     __string(name, name)
+			     __field(bool, found)
+			     __field(u64, wait_ns)),
+	    TP_fast_assign(__entry->dev = dev;
+			   __entry->ino = ino;
+			   __assign_str(name);
+			   __entry->found = found;
+			   __entry->wait_ns = wait_ns;),
+	    TP_printk("dev=%d:%d ino=%llu name=%s found=%d wait_us=%llu",
+		      MAJOR(__entry->dev), MINOR(__entry->dev), __entry->ino,
+		      __get_str(name), __entry->found,
+		      __entry->wait_ns / NSEC_PER_USEC)
+);
+
 TRACE_EVENT(ppf_payoff,
 	    TP_PROTO(dev_t dev, u64 cost_ns, u64 benefit_ns, u32 predictions,
 		     u32 useful, u64 latency_ns, unsigned int pause_ms),

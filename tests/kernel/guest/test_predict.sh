@@ -1,6 +1,7 @@
 # test_predict.sh - prediction end to end on an ext4 file system (/dev/vda)
 #
-# Files A B C D X P Q (256 KiB), E G (1 MiB): see tests/kernel/run_tests.py.
+# Files A B C D X P Q (256 KiB), E G (1 MiB), md/M1 md/M2 md/M3 (64 KiB):
+# see tests/kernel/run_tests.py.
 . /ppf/guest/lib.sh
 
 mount_data /mnt || { echo "FAIL mount"; exit 1; }
@@ -106,6 +107,46 @@ check "partial: E's first 64 KiB prefetched" ge "$e" 64
 check "partial: not the whole of E" le "$e" 128
 check "partial: G gets default_prefetch_kb (128)" eq "$g" 128
 check "partial: Q prefetched" eq "$(resident_kb Q)" 256
+
+# Metadata (metadata.c): files predicted in a directory whose blocks are
+# not cached are looked up there before their data is read, so that their
+# opens and reads then read nothing from the disk.  A leads to M1 M2 M3 in
+# md/, whose own dentry is cached (stat) but not its blocks (they were
+# written by mkfs, so no journal holds them in the cache).  Names are taken
+# at the open that makes a file's entry, hence the reset (which also zeroes
+# the statistics).
+disk_reads() {
+	awk '{ print $1 }' "/sys/block/${dev##*/}/stat"
+}
+metadata_pass() {
+	set_ppf metadata "$1"
+	set_ppf reset 1
+	train A md/M1 md/M2 md/M3
+	settle
+	drop_caches
+	stat md > /dev/null
+	cat A > /dev/null
+	settle
+	before=$(disk_reads)
+	cat md/M1 md/M2 md/M3 > /dev/null
+	echo "$(($(disk_reads) - before)) $(stat_of lookups)"
+}
+echo 1 > /sys/kernel/tracing/events/predictive_prefetch/ppf_lookup/enable
+echo > /sys/kernel/tracing/trace
+set -- $(metadata_pass 1)
+with=$1
+trace=$(grep -v "^#" /sys/kernel/tracing/trace)
+echo 0 > /sys/kernel/tracing/events/predictive_prefetch/ppf_lookup/enable
+check "metadata: predicted files looked up in their directory" ge "$2" 3
+check "metadata: tracepoint ppf_lookup names the file found" \
+	eval 'echo "$trace" | grep -q "ppf_lookup: dev=.* name=M2 found=1"'
+set -- $(metadata_pass 0)
+without=$1
+echo "disk reads opening and reading M1 M2 M3: $with with metadata, $without without"
+check "metadata: their opens and reads then read nothing from the disk" eq "$with" 0
+check "metadata=0: their directory is read by the task" ge "$without" 1
+check "metadata=0: no lookup" eq "$2" 0
+set_ppf metadata 1
 
 # Knowing when not to (payoff.c): the trained sequence run again and again
 # on a cold cache, each pass followed by 160 opens of a cached file.  The
