@@ -234,7 +234,7 @@ static void ppf_engine_open(struct ppf_event *ev)
 	ppf_seq++;
 	model_start = ktime_get_ns();
 	n = ppf_model_event(ppf_model, id, ppf_predictions,
-			    ARRAY_SIZE(ppf_predictions));
+			    READ_ONCE(ppf_config.lookahead));
 	ppf_stat_add(worker_model_ns, ktime_get_ns() - model_start);
 	ppf_stat_add(predictions, n);
 	for (i = 0; i < n; i++) {

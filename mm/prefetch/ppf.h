@@ -68,6 +68,9 @@
  * @backoff: pause prefetching on a device where it does not pay (payoff.c)
  * @metadata: look a predicted file up in its directory before reading it
  *	(metadata.c)
+ * @lookahead: most files predicted after one event, 1..PPF_MAX_PREDICTIONS
+ *	(@model's max_predictions is PPF_MAX_PREDICTIONS, so that this one can
+ *	change without rebuilding the model)
  *
  * Readers on hot paths use READ_ONCE(); writers hold ppf_config_mutex.
  */
@@ -83,6 +86,7 @@ struct ppf_config {
 	char filesystems[PPF_SB_TYPES_MAX];
 	unsigned int backoff;
 	unsigned int metadata;
+	unsigned int lookahead;
 };
 
 extern struct ppf_config ppf_config;

@@ -28,6 +28,7 @@ struct ppf_config ppf_config = {
 	.filesystems = "",
 	.backoff = 1,
 	.metadata = 1,
+	.lookahead = PPF_MAX_PREDICTIONS,
 };
 
 /* Longer than any model or I/O class name, with room for a newline. */
@@ -358,6 +359,8 @@ static struct ctl_table ppf_sysctl_table[] = {
 	},
 	PPF_UINT("backoff", &ppf_config.backoff, 0, 1, NULL),
 	PPF_UINT("metadata", &ppf_config.metadata, 0, 1, NULL),
+	PPF_UINT("lookahead", &ppf_config.lookahead, 1, PPF_MAX_PREDICTIONS,
+		 NULL),
 	PPF_UINT("reset", &ppf_reset_value, 1, 1, ppf_apply_reset),
 };
 
@@ -369,6 +372,7 @@ static struct ctl_table ppf_sysctl_table[] = {
 int ppf_config_init(void)
 {
 	ppf_model_params_init(&ppf_config.model, PPF_MODEL_EPCM);
+	ppf_config.model.max_predictions = PPF_MAX_PREDICTIONS;	/* lookahead caps */
 	ppf_config.model.max_nodes = ppf_memory_to_nodes(&ppf_config.model,
 							 ppf_config.memory_kb);
 	return ppf_model_params_validate(&ppf_config.model);

@@ -23,14 +23,14 @@ accept() {
 
 for name in enabled partition_size model_order threshold max_prefetch_kb \
 	    default_prefetch_kb max_inflight_kb memory_kb max_files backoff \
-	    metadata reset; do
+	    metadata lookahead reset; do
 	check "$name: negative refused" refuse $name -1
 	check "$name: huge refused" refuse $name 99999999999
 	check "$name: non-numeric refused" refuse $name abc
 	check "$name: empty refused" refuse $name ""
 done
 for name in partition_size model_order threshold max_prefetch_kb \
-	    default_prefetch_kb max_inflight_kb max_files reset; do
+	    default_prefetch_kb max_inflight_kb max_files lookahead reset; do
 	check "$name: zero refused" refuse $name 0
 done
 check "enabled: 2 refused" refuse enabled 2
@@ -49,6 +49,10 @@ check "metadata: on by default" eq "$(cat $PPF/metadata)" 1
 check "metadata: 2 refused" refuse metadata 2
 check "metadata: 0 accepted" accept metadata 0
 check "metadata: 1 accepted" accept metadata 1
+check "lookahead: 64 by default" eq "$(cat $PPF/lookahead)" 64
+check "lookahead: 65 refused" refuse lookahead 65
+check "lookahead: 1 accepted" accept lookahead 1
+check "lookahead: 64 accepted" accept lookahead 64
 
 check "model: unknown name refused" refuse model ppm
 check "model: names are exact" refuse model EPCM
