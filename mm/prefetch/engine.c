@@ -219,7 +219,7 @@ static void ppf_engine_open(struct ppf_event *ev)
 {
 	u64 start = ktime_get_ns();
 	struct ppf_file *f = ppf_files_get(ev);
-	unsigned int i, n;
+	unsigned int i, n, deep_planned = 0;
 	u64 model_start;
 	u32 id;
 
@@ -234,15 +234,18 @@ static void ppf_engine_open(struct ppf_event *ev)
 	ppf_seq++;
 	model_start = ktime_get_ns();
 	n = ppf_model_event(ppf_model, id, ppf_predictions,
-			    READ_ONCE(ppf_config.lookahead));
+			    ppf_lookahead(ppf_seq));
 	ppf_stat_add(worker_model_ns, ktime_get_ns() - model_start);
 	ppf_stat_add(predictions, n);
 	for (i = 0; i < n; i++) {
 		const struct ppf_prediction *p = &ppf_predictions[i];
 
 		trace_ppf_prediction(id, p->file, p->likelihood, p->lead);
-		ppf_plan(p->file, ev->cred, ppf_seq, p->lead);
+		if (ppf_plan(p->file, ev->cred, ppf_seq, p->lead) &&
+		    i >= PPF_SHALLOW)
+			deep_planned++;
 	}
+	ppf_lookahead_planned(deep_planned);
 	ppf_prefetch_reap(ppf_seq);
 	ppf_payoff_charge(ev->sb, ktime_get_ns() - start, n);
 }
@@ -356,6 +359,7 @@ void ppf_engine_reset(void)
 	ppf_files_clear();
 	ppf_prefetch_forget_all();
 	ppf_seq = 0;
+	ppf_lookahead_reset();
 	ppf_payoff_reset();
 	mutex_unlock(&ppf_worker_mutex);
 	ppf_model_destroy(old);

@@ -29,10 +29,12 @@
  *
  * The worker waits for that read, so a file's metadata reaches the disk
  * before its data, in the order the task needs them.  Handing the lookups
- * to a thread of their own, so that the worker never waits, was measured
- * and is slower: the lookups then queue behind the data the worker has
- * already started, and reach the cache after the opens that needed them
- * (docs/results.md, "Metadata").
+ * to threads of their own, so that the worker never waits (one or four
+ * threads, at the worker's idle class or at best effort), was measured and
+ * was no better on a file search and slower on a start-up: the lookups
+ * queue behind the data the worker has already started, and reach the
+ * cache after the opens that needed them, or pass it and delay the data
+ * (docs/results.md, "Metadata and lookahead").
  *
  * Nothing here holds a reference past the call: a renamed or deleted file
  * makes the lookup miss (a negative dentry, as a failed open would leave).

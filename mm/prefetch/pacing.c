@@ -130,8 +130,10 @@ static void ppf_plan_skipped(struct ppf_file *f, u32 id, enum ppf_skip_reason wh
  * @lead: how many opens ahead the model expects it
  *
  * The caller holds ppf_worker_mutex.
+ *
+ * Return: true if the file was not planned and now is.
  */
-void ppf_plan(u32 id, const struct cred *cred, u64 seq, u16 lead)
+bool ppf_plan(u32 id, const struct cred *cred, u64 seq, u16 lead)
 {
 	struct ppf_file *f = ppf_files_find_id(id);
 	enum ppf_skip_reason why = PPF_SKIP_UNKNOWN;
@@ -141,24 +143,24 @@ void ppf_plan(u32 id, const struct cred *cred, u64 seq, u16 lead)
 	lockdep_assert_held(&ppf_worker_mutex);
 	if (!f || !ppf_prefetch_wanted(f, seq, &why)) {
 		ppf_plan_skipped(f, id, why);
-		return;
+		return false;
 	}
 	if (f->prefetch.planned) {
 		i = ppf_plan_find(id);
 		if (i < 0 || ppf_plans[i].due <= p.due)
-			return;
+			return false;
 		p = ppf_plans[i];
 		p.due = seq + lead;
 		memmove(&ppf_plans[i], &ppf_plans[i + 1],
 			(ppf_nr_plans - i - 1) * sizeof(ppf_plans[0]));
 		ppf_nr_plans--;
 		ppf_plan_insert(&p);
-		return;
+		return false;
 	}
 	if (ppf_nr_plans == PPF_PLAN_SLOTS) {
 		if (ppf_plans[ppf_nr_plans - 1].due <= p.due) {
 			ppf_plan_skipped(f, id, PPF_SKIP_PLAN_FULL);
-			return;
+			return false;
 		}
 		ppf_stat_inc(skipped[PPF_SKIP_PLAN_FULL]);
 		ppf_plan_remove(ppf_nr_plans - 1);
@@ -166,6 +168,7 @@ void ppf_plan(u32 id, const struct cred *cred, u64 seq, u16 lead)
 	p.cred = get_cred(cred);
 	f->prefetch.planned = true;
 	ppf_plan_insert(&p);
+	return true;
 }
 
 /**

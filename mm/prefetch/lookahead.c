@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lookahead.c - how many files ahead to predict after each open
+ *
+ * DOC: Lookahead
+ *
+ * EPCM names files up to its chain's end, up to 64 events ahead.  How far
+ * ahead is worth asking for depends on the device and the cache, not on the
+ * model: a file search on a one-arm disk opens a file every 0.3 ms once its
+ * data is cached, so a prediction 16 opens ahead comes 5 ms before its open,
+ * less than one seek; predicting 64 ahead gives the elevator four times as
+ * many requests to sort into sweeps (docs/results.md, "Metadata and
+ * lookahead": Glimpse on the paper's disk closes 53 % of the gap instead of
+ * 38 %).  But every prediction costs the worker time, and where the cache
+ * already holds what the chain names (a hot cache), the files past the
+ * first 16 only cost: three times the worker's time per open on a hot
+ * Andrew.
+ *
+ * So the depth follows what the deep predictions bring.  After each open
+ * the worker asks for PPF_SHALLOW files, or for lookahead files (the
+ * sysctl) while deep predictions are being planned for readahead; every
+ * PPF_PROBE_EVERY-th open asks for the full lookahead all the same, to see.
+ * Every PPF_WINDOW opens the window's deep predictions are judged: deep
+ * while at least one in PPF_WINDOW / PPF_DEEP_MIN opens planned a file
+ * from past the shallow depth.
+ *
+ * Everything here runs in the worker under ppf_worker_mutex.
+ */
+#include "ppf.h"
+
+#define PPF_PROBE_EVERY		16
+#define PPF_WINDOW		128
+#define PPF_DEEP_MIN		8	/* deep files planned per window to stay deep */
+
+static bool ppf_deep;			/* under ppf_worker_mutex */
+static unsigned int ppf_window_events, ppf_window_planned;
+
+/**
+ * ppf_lookahead() - how many predictions to ask for after this open
+ * @seq: the open's event number
+ *
+ * The caller holds ppf_worker_mutex.
+ *
+ * Return: 1..lookahead.
+ */
+unsigned int ppf_lookahead(u64 seq)
+{
+	unsigned int max = READ_ONCE(ppf_config.lookahead);
+
+	lockdep_assert_held(&ppf_worker_mutex);
+	if (ppf_deep || !(seq % PPF_PROBE_EVERY))
+		return max;
+	return min_t(unsigned int, max, PPF_SHALLOW);
+}
+
+/**
+ * ppf_lookahead_planned() - account for one open's predictions
+ * @deep_planned: of its predictions past PPF_SHALLOW, how many were planned
+ *
+ * The caller holds ppf_worker_mutex.
+ */
+void ppf_lookahead_planned(unsigned int deep_planned)
+{
+	lockdep_assert_held(&ppf_worker_mutex);
+	ppf_window_planned += deep_planned;
+	if (++ppf_window_events < PPF_WINDOW)
+		return;
+	ppf_deep = ppf_window_planned >= PPF_DEEP_MIN;
+	ppf_window_events = 0;
+	ppf_window_planned = 0;
+}
+
+/**
+ * ppf_lookahead_reset() - start shallow again (the model was reset)
+ *
+ * The caller holds ppf_worker_mutex.
+ */
+void ppf_lookahead_reset(void)
+{
+	lockdep_assert_held(&ppf_worker_mutex);
+	ppf_deep = false;
+	ppf_window_events = 0;
+	ppf_window_planned = 0;
+}
