@@ -219,7 +219,7 @@ static void ppf_engine_open(struct ppf_event *ev)
 {
 	u64 start = ktime_get_ns();
 	struct ppf_file *f = ppf_files_get(ev);
-	unsigned int i, n, deep_planned = 0;
+	unsigned int i, n;
 	u64 model_start;
 	u32 id;
 
@@ -241,11 +241,9 @@ static void ppf_engine_open(struct ppf_event *ev)
 		const struct ppf_prediction *p = &ppf_predictions[i];
 
 		trace_ppf_prediction(id, p->file, p->likelihood, p->lead);
-		if (ppf_plan(p->file, ev->cred, ppf_seq, p->lead) &&
-		    i >= PPF_SHALLOW)
-			deep_planned++;
+		ppf_plan(p->file, ev->cred, ppf_seq, p->lead, i >= PPF_SHALLOW);
 	}
-	ppf_lookahead_planned(deep_planned);
+	ppf_lookahead_event();
 	ppf_prefetch_reap(ppf_seq);
 	ppf_payoff_charge(ev->sb, ktime_get_ns() - start, n);
 }

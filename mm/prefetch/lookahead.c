@@ -18,11 +18,11 @@
  *
  * So the depth follows what the deep predictions bring.  After each open
  * the worker asks for PPF_SHALLOW files, or for lookahead files (the
- * sysctl) while deep predictions are being planned for readahead; every
+ * sysctl) while deep predictions lead to readahead; every
  * PPF_PROBE_EVERY-th open asks for the full lookahead all the same, to see.
- * Every PPF_WINDOW opens the window's deep predictions are judged: deep
- * while at least one in PPF_WINDOW / PPF_DEEP_MIN opens planned a file
- * from past the shallow depth.
+ * Every PPF_WINDOW opens the window is judged: deep while at least
+ * PPF_DEEP_MIN files predicted from past the shallow depth had their
+ * readahead started in it (not found cached, not skipped).
  *
  * Everything here runs in the worker under ppf_worker_mutex.
  */
@@ -30,10 +30,10 @@
 
 #define PPF_PROBE_EVERY		16
 #define PPF_WINDOW		128
-#define PPF_DEEP_MIN		8	/* deep files planned per window to stay deep */
+#define PPF_DEEP_MIN		8	/* deep files read ahead per window to stay deep */
 
 static bool ppf_deep;			/* under ppf_worker_mutex */
-static unsigned int ppf_window_events, ppf_window_planned;
+static unsigned int ppf_window_events, ppf_window_paid;
 
 /**
  * ppf_lookahead() - how many predictions to ask for after this open
@@ -54,20 +54,33 @@ unsigned int ppf_lookahead(u64 seq)
 }
 
 /**
- * ppf_lookahead_planned() - account for one open's predictions
- * @deep_planned: of its predictions past PPF_SHALLOW, how many were planned
+ * ppf_lookahead_paid() - a file predicted past the shallow depth was read
+ * ahead
+ *
+ * Called when its first chunk starts (pacing.c), so that files found
+ * cached, skipped, or never reached do not count.  The caller holds
+ * ppf_worker_mutex.
+ */
+void ppf_lookahead_paid(void)
+{
+	lockdep_assert_held(&ppf_worker_mutex);
+	ppf_window_paid++;
+}
+
+/**
+ * ppf_lookahead_event() - an open's predictions were planned; judge the
+ * window at its end
  *
  * The caller holds ppf_worker_mutex.
  */
-void ppf_lookahead_planned(unsigned int deep_planned)
+void ppf_lookahead_event(void)
 {
 	lockdep_assert_held(&ppf_worker_mutex);
-	ppf_window_planned += deep_planned;
 	if (++ppf_window_events < PPF_WINDOW)
 		return;
-	ppf_deep = ppf_window_planned >= PPF_DEEP_MIN;
+	ppf_deep = ppf_window_paid >= PPF_DEEP_MIN;
 	ppf_window_events = 0;
-	ppf_window_planned = 0;
+	ppf_window_paid = 0;
 }
 
 /**
@@ -80,5 +93,5 @@ void ppf_lookahead_reset(void)
 	lockdep_assert_held(&ppf_worker_mutex);
 	ppf_deep = false;
 	ppf_window_events = 0;
-	ppf_window_planned = 0;
+	ppf_window_paid = 0;
 }

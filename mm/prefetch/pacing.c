@@ -45,11 +45,13 @@
  * struct ppf_plan - a file planned for readahead
  * @id: its id in the file table
  * @due: the event number at which it is expected
+ * @deep: planned from past the shallow lookahead (lookahead.c)
  * @next: where its next chunk starts; 0 before the first one
  * @cred: credentials of the task whose open predicted it, with a reference
  */
 struct ppf_plan {
 	u32 id;
+	bool deep;
 	u64 due;
 	pgoff_t next;
 	const struct cred *cred;
@@ -128,39 +130,38 @@ static void ppf_plan_skipped(struct ppf_file *f, u32 id, enum ppf_skip_reason wh
  * @cred: credentials of the task whose open predicted it
  * @seq: the event number of that open
  * @lead: how many opens ahead the model expects it
+ * @deep: predicted past the shallow lookahead (lookahead.c)
  *
  * The caller holds ppf_worker_mutex.
- *
- * Return: true if the file was not planned and now is.
  */
-bool ppf_plan(u32 id, const struct cred *cred, u64 seq, u16 lead)
+void ppf_plan(u32 id, const struct cred *cred, u64 seq, u16 lead, bool deep)
 {
 	struct ppf_file *f = ppf_files_find_id(id);
 	enum ppf_skip_reason why = PPF_SKIP_UNKNOWN;
-	struct ppf_plan p = { .id = id, .due = seq + lead };
+	struct ppf_plan p = { .id = id, .deep = deep, .due = seq + lead };
 	int i;
 
 	lockdep_assert_held(&ppf_worker_mutex);
 	if (!f || !ppf_prefetch_wanted(f, seq, &why)) {
 		ppf_plan_skipped(f, id, why);
-		return false;
+		return;
 	}
 	if (f->prefetch.planned) {
 		i = ppf_plan_find(id);
 		if (i < 0 || ppf_plans[i].due <= p.due)
-			return false;
+			return;
 		p = ppf_plans[i];
 		p.due = seq + lead;
 		memmove(&ppf_plans[i], &ppf_plans[i + 1],
 			(ppf_nr_plans - i - 1) * sizeof(ppf_plans[0]));
 		ppf_nr_plans--;
 		ppf_plan_insert(&p);
-		return false;
+		return;
 	}
 	if (ppf_nr_plans == PPF_PLAN_SLOTS) {
 		if (ppf_plans[ppf_nr_plans - 1].due <= p.due) {
 			ppf_plan_skipped(f, id, PPF_SKIP_PLAN_FULL);
-			return false;
+			return;
 		}
 		ppf_stat_inc(skipped[PPF_SKIP_PLAN_FULL]);
 		ppf_plan_remove(ppf_nr_plans - 1);
@@ -168,7 +169,6 @@ bool ppf_plan(u32 id, const struct cred *cred, u64 seq, u16 lead)
 	p.cred = get_cred(cred);
 	f->prefetch.planned = true;
 	ppf_plan_insert(&p);
-	return true;
 }
 
 /**
@@ -218,6 +218,9 @@ u64 ppf_pace(u64 seq)
 			continue;
 		}
 		if (ppf_prefetch(f, p->cred, seq, &p->next, &why)) {
+			if (p->deep)
+				ppf_lookahead_paid();
+			p->deep = false;	/* counted once, at its first chunk */
 			if (!p->next)
 				ppf_plan_remove(0);
 			else

@@ -352,12 +352,13 @@ void ppf_payoff_useful(dev_t dev);
 void ppf_payoff_reset(void);
 
 /* pacing.c */
-bool ppf_plan(u32 id, const struct cred *cred, u64 seq, u16 lead);
+void ppf_plan(u32 id, const struct cred *cred, u64 seq, u16 lead, bool deep);
 
 /* lookahead.c */
 #define PPF_SHALLOW		16
 unsigned int ppf_lookahead(u64 seq);
-void ppf_lookahead_planned(unsigned int deep_planned);
+void ppf_lookahead_paid(void);
+void ppf_lookahead_event(void);
 void ppf_lookahead_reset(void);
 void ppf_plan_opened(struct ppf_file *f);
 void ppf_plan_forget_file(struct ppf_file *f);
