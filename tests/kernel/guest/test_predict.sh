@@ -148,6 +148,40 @@ check "metadata=0: their directory is read by the task" ge "$without" 1
 check "metadata=0: no lookup" eq "$2" 0
 set_ppf metadata 1
 
+# Lookahead (lookahead.c): a chain of 40 files is read ahead past its 16th
+# file once predictions that deep lead to readahead (every 16th open asks
+# for them, to see), and not with lookahead 16.
+mkdir -p la
+i=1
+while [ $i -le 40 ]; do
+	dd if=/dev/zero of=la/L$i bs=4k count=1 2>/dev/null
+	i=$((i + 1))
+done
+sync
+chain=$(i=1; while [ $i -le 40 ]; do echo la/L$i; i=$((i + 1)); done)
+lookahead_pass() {
+	set_ppf lookahead "$1"
+	set_ppf reset 1
+	for pass in 1 2 3 4 5 6; do
+		drop_caches
+		for f in $chain; do
+			cat $f > /dev/null
+		done
+		settle 0
+	done
+	drop_caches
+	cat la/L1 > /dev/null
+	settle
+	echo "$(resident_kb la/L10) $(resident_kb la/L30)"
+}
+set -- $(lookahead_pass 64)
+echo "after L1 with lookahead 64: L10 $1 KiB, L30 $2 KiB"
+check "lookahead: a long chain is read ahead past its 16th file" eq "$1 $2" "4 4"
+set -- $(lookahead_pass 16)
+echo "after L1 with lookahead 16: L10 $1 KiB, L30 $2 KiB"
+check "lookahead 16: its 30th file is not" eq "$1 $2" "4 0"
+set_ppf lookahead 64
+
 # Knowing when not to (payoff.c): the trained sequence run again and again
 # on a cold cache, each pass followed by 160 opens of a cached file.  The
 # three prefetches a pass uses save three reads of this memory-backed disk
