@@ -28,9 +28,9 @@
  */
 #include "ppf.h"
 
-#define PPF_PROBE_EVERY		16
-#define PPF_WINDOW		128
-#define PPF_DEEP_MIN		8	/* deep files read ahead per window to stay deep */
+#define PPF_PROBE_EVERY		64
+#define PPF_WINDOW		32
+#define PPF_DEEP_MIN		2	/* deep files read ahead per window to stay deep */
 
 static bool ppf_deep;			/* under ppf_worker_mutex */
 static unsigned int ppf_window_events, ppf_window_paid;
