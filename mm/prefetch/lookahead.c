@@ -13,8 +13,8 @@
  * lookahead": Glimpse on the paper's disk closes 53 % of the gap instead of
  * 38 %).  But every prediction costs the worker time, and where the cache
  * already holds what the chain names (a hot cache), the files past the
- * first 16 only cost: three times the worker's time per open on a hot
- * Andrew.
+ * first 16 only cost: always asking for 64 made a hot run of Andrew's files
+ * in a random order 5.0 % slower than without ppf, against 1.8 % with 16.
  *
  * So the depth follows what the deep predictions bring.  After each open
  * the worker asks for PPF_SHALLOW files, or for lookahead files (the
@@ -22,7 +22,11 @@
  * PPF_PROBE_EVERY-th open asks for the full lookahead all the same, to see.
  * Every PPF_WINDOW opens the window is judged: deep while at least
  * PPF_DEEP_MIN files predicted from past the shallow depth had their
- * readahead started in it (not found cached, not skipped).
+ * readahead started in it (not found cached, not skipped).  The window is
+ * short so that a hot cache after a cold one soon stops paying for depth
+ * (judged every 128 opens, the hot runs of a random order of Andrew's
+ * files spent most of their 187 opens deep), and probes are rare because
+ * each costs about as much as three shallow opens.
  *
  * Everything here runs in the worker under ppf_worker_mutex.
  */
