@@ -37,7 +37,7 @@
 #define PPF_DEEP_MIN		2	/* deep files read ahead per window to stay deep */
 
 static bool ppf_deep;			/* under ppf_worker_mutex */
-static unsigned int ppf_window_events, ppf_window_paid;
+static unsigned int ppf_window_events, ppf_window_paid, ppf_window_late;
 
 /**
  * ppf_lookahead() - how many predictions to ask for after this open
@@ -72,6 +72,18 @@ void ppf_lookahead_paid(void)
 }
 
 /**
+ * ppf_lookahead_late() - a prefetched file was opened before its readahead
+ * was done
+ *
+ * The caller holds ppf_worker_mutex.
+ */
+void ppf_lookahead_late(void)
+{
+	lockdep_assert_held(&ppf_worker_mutex);
+	ppf_window_late++;
+}
+
+/**
  * ppf_lookahead_event() - an open's predictions were planned; judge the
  * window at its end
  *
@@ -82,9 +94,10 @@ void ppf_lookahead_event(void)
 	lockdep_assert_held(&ppf_worker_mutex);
 	if (++ppf_window_events < PPF_WINDOW)
 		return;
-	ppf_deep = ppf_window_paid >= PPF_DEEP_MIN;
+	ppf_deep = ppf_window_paid >= PPF_DEEP_MIN && ppf_window_late;
 	ppf_window_events = 0;
 	ppf_window_paid = 0;
+	ppf_window_late = 0;
 }
 
 /**
@@ -98,4 +111,5 @@ void ppf_lookahead_reset(void)
 	ppf_deep = false;
 	ppf_window_events = 0;
 	ppf_window_paid = 0;
+	ppf_window_late = 0;
 }

@@ -358,6 +358,7 @@ void ppf_plan(u32 id, const struct cred *cred, u64 seq, u16 lead, bool deep);
 #define PPF_SHALLOW		16
 unsigned int ppf_lookahead(u64 seq);
 void ppf_lookahead_paid(void);
+void ppf_lookahead_late(void);
 void ppf_lookahead_event(void);
 void ppf_lookahead_reset(void);
 void ppf_plan_opened(struct ppf_file *f);

@@ -237,10 +237,13 @@ bool ppf_prefetch_busy(void)
  * longer counts against max_inflight_kb, which bounds speculative I/O only
  * (counting it would stop prefetching just when predictions come true).
  * Records are in event order: only those from @seq on are looked at.
+ * Returns whether that readahead was still being read: the open came
+ * before its prefetch was done (late; its last chunk only is looked at).
  */
-static void ppf_inflight_demanded(u32 id, u64 seq)
+static bool ppf_inflight_demanded(u32 id, u64 seq)
 {
 	unsigned int i = ppf_inflight_tail;
+	bool late = false;
 
 	while (i != ppf_inflight_head) {
 		struct ppf_issue *r = &ppf_inflight[--i % PPF_INFLIGHT_RECORDS];
@@ -248,11 +251,13 @@ static void ppf_inflight_demanded(u32 id, u64 seq)
 		if (r->seq < seq)
 			break;
 		if (r->id == id && r->seq == seq) {
+			late = r->nr && !ppf_issue_done(r);
 			ppf_issue_retire(r);
 			break;
 		}
 	}
 	ppf_inflight_skip_retired();
+	return late;
 }
 
 static void ppf_inflight_add(u32 id, pgoff_t first, unsigned long span,
@@ -322,7 +327,8 @@ void ppf_prefetch_opened(struct ppf_file *f)
 
 	lockdep_assert_held(&ppf_worker_mutex);
 	if (st->pending_seq) {
-		ppf_inflight_demanded(f->id, st->pending_seq);
+		if (ppf_inflight_demanded(f->id, st->pending_seq))
+			ppf_lookahead_late();
 		st->pending_seq = 0;
 		ppf_stat_inc(prefetch_useful);
 		ppf_payoff_useful(ppf_sb_dev(f->sb));
