@@ -103,6 +103,8 @@ extern struct mutex ppf_config_mutex;
  * @pages_cached: pages of predicted files found cached already
  * @prefetch_useful: prefetched files opened afterwards
  * @prefetch_wasted: prefetched files not opened in time
+ * @prefetch_late: of @prefetch_useful, files opened before their readahead
+ *	was done
  * @worker_ns: time the worker spent acting on events
  * @worker_model_ns: of @worker_ns, time inside the model (learning and
  *	predicting)
@@ -135,6 +137,7 @@ struct ppf_stats {
 	u64 pages_cached;
 	u64 prefetch_useful;
 	u64 prefetch_wasted;
+	u64 prefetch_late;
 	u64 worker_ns;
 	u64 worker_model_ns;
 	u64 pace_timer_runs;

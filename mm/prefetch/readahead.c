@@ -327,8 +327,10 @@ void ppf_prefetch_opened(struct ppf_file *f)
 
 	lockdep_assert_held(&ppf_worker_mutex);
 	if (st->pending_seq) {
-		if (ppf_inflight_demanded(f->id, st->pending_seq))
+		if (ppf_inflight_demanded(f->id, st->pending_seq)) {
+			ppf_stat_inc(prefetch_late);
 			ppf_lookahead_late();
+		}
 		st->pending_seq = 0;
 		ppf_stat_inc(prefetch_useful);
 		ppf_payoff_useful(ppf_sb_dev(f->sb));

@@ -148,19 +148,42 @@ check "metadata=0: their directory is read by the task" ge "$without" 1
 check "metadata=0: no lookup" eq "$2" 0
 set_ppf metadata 1
 
-# Lookahead (lookahead.c): a chain of 40 files is read ahead past its 16th
-# file once predictions that deep lead to readahead (every 16th open asks
-# for them, to see), and not with lookahead 16.
-mkdir -p la
-i=1
-while [ $i -le 40 ]; do
-	dd if=/dev/zero of=la/L$i bs=4k count=1 2>/dev/null
-	i=$((i + 1))
-done
-sync
-chain=$(i=1; while [ $i -le 40 ]; do echo la/L$i; i=$((i + 1)); done)
-lookahead_pass() {
-	set_ppf lookahead "$1"
+# Lookahead (lookahead.c) goes deep only while prefetches come late: on a
+# slow disk, a chain read cold is prefetched, and some of its files are
+# opened before their readahead is done (prefetch_late); with lookahead 16 a
+# file 49 opens ahead is never read ahead.  (Whether the depth then goes to
+# 64 depends on where in the chain the probes and the windows fall; the
+# evaluation measures it, docs/results.md.)  The slow disk: a second
+# memory-backed null_blk, 10 ms a request, one at a time, made through
+# configfs, with the data disk copied onto it.  A kernel without null_blk in
+# configfs (Debian's: null_blk is a module, not in the initramfs) skips this.
+slow=/sys/kernel/config/nullb/ppfslow
+[ -d /sys/kernel/config/nullb ] ||
+	mount -t configfs configfs /sys/kernel/config 2>/dev/null
+if [ -d /sys/kernel/config/nullb ] && mkdir $slow 2>/dev/null; then
+	echo 64 > $slow/size
+	echo 1 > $slow/memory_backed
+	echo 2 > $slow/irqmode
+	echo 10000000 > $slow/completion_nsec
+	echo 1 > $slow/hw_queue_depth
+	echo 1 > $slow/power
+	# named after its configfs directory since 6.x, nullbN before
+	slowdev=/dev/ppfslow
+	[ -b $slowdev ] || slowdev=/dev/nullb$(cat $slow/index)
+	check "lookahead: the slow disk exists" test -b $slowdev
+	dd if=/dev/vda of=$slowdev bs=1M 2>/dev/null
+	mkdir -p /mnt2
+	mount -t ext4 $slowdev /mnt2
+	check "lookahead: the slow disk is mounted" eq $? 0
+	mkdir -p /mnt2/la
+	i=1
+	while [ $i -le 100 ]; do
+		dd if=/dev/zero of=/mnt2/la/L$i bs=4k count=1 2>/dev/null
+		i=$((i + 1))
+	done
+	sync
+	chain=$(i=1; while [ $i -le 100 ]; do echo /mnt2/la/L$i; i=$((i + 1)); done)
+	set_ppf lookahead 16
 	set_ppf reset 1
 	for pass in 1 2 3 4 5 6; do
 		drop_caches
@@ -169,18 +192,20 @@ lookahead_pass() {
 		done
 		settle 0
 	done
+	echo "late $(stat_of prefetch_late) of $(stat_of prefetch_useful) used"
+	check "lookahead: prefetches opened before their readahead was done count as late" \
+		ge "$(stat_of prefetch_late)" 1
 	drop_caches
-	cat la/L1 > /dev/null
+	cat /mnt2/la/L1 > /dev/null
 	settle
-	echo "$(resident_kb la/L10) $(resident_kb la/L30)"
-}
-set -- $(lookahead_pass 64)
-echo "after L1 with lookahead 64: L10 $1 KiB, L30 $2 KiB"
-check "lookahead: a long chain is read ahead past its 16th file" eq "$1 $2" "4 4"
-set -- $(lookahead_pass 16)
-echo "after L1 with lookahead 16: L10 $1 KiB, L30 $2 KiB"
-check "lookahead 16: its 30th file is not" eq "$1 $2" "4 0"
-set_ppf lookahead 64
+	set -- $(resident_kb /mnt2/la/L10) $(resident_kb /mnt2/la/L50)
+	echo "after L1 with lookahead 16: L10 $1 KiB, L50 $2 KiB"
+	check "lookahead 16: the 10th file is read ahead, not the 50th" eq "$1 $2" "4 0"
+	set_ppf lookahead 64
+	umount /mnt2
+else
+	echo "skip lookahead: no null_blk in configfs"
+fi
 
 # Knowing when not to (payoff.c): the trained sequence run again and again
 # on a cold cache, each pass followed by 160 opens of a cached file.  The
