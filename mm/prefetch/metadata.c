@@ -100,6 +100,11 @@ void ppf_prefetch_dentry(struct super_block *sb, struct ppf_file *f,
 	dir = eop->fh_to_parent(sb, (struct fid *)f->fh, f->fh_len, f->fh_type);
 	if (IS_ERR_OR_NULL(dir))
 		return;
+	/* A stale handle may name another inode now: lookup needs ->lookup. */
+	if (!d_can_lookup(dir)) {
+		dput(dir);
+		return;
+	}
 	old = override_creds(cred);
 	child = lookup_one_unlocked(&nop_mnt_idmap, f->name->name, dir,
 				    f->name->len);
