@@ -68,6 +68,24 @@ static void ppf_queue(struct ppf_event *ev)
 }
 
 /*
+ * Encode @inode's handle, with @dir's if set (connectable), into @ev;
+ * false if the file system cannot or it does not fit.
+ */
+static bool ppf_encode_fh(struct ppf_event *ev, struct inode *inode,
+			  struct inode *dir)
+{
+	int len = PPF_FH_WORDS;
+	int type = exportfs_encode_inode_fh(inode, (struct fid *)ev->fh, &len,
+					    dir, 0);
+
+	if (type <= 0 || type == FILEID_INVALID || len > PPF_FH_WORDS)
+		return false;
+	ev->fh_len = len;
+	ev->fh_type = type;
+	return true;
+}
+
+/*
  * Encode the file's handle into @ev; with its directory's (a connectable
  * handle) and its name when @dentry is set and the handle fits.  Returns
  * false if the file system could not encode even the file's own.
@@ -76,28 +94,17 @@ static bool ppf_encode(struct ppf_event *ev, struct inode *inode,
 		       struct dentry *dentry)
 {
 	struct inode *dir;
-	int len, type;
+	bool connectable = false;
 
 	if (dentry) {
-		len = PPF_FH_WORDS;
 		rcu_read_lock();	/* d_parent may change; inodes are RCU-freed */
 		dir = d_inode_rcu(READ_ONCE(dentry->d_parent));
-		type = dir ? exportfs_encode_inode_fh(inode, (struct fid *)ev->fh,
-						      &len, dir, 0) : FILEID_INVALID;
+		connectable = dir && ppf_encode_fh(ev, inode, dir);
 		rcu_read_unlock();
-		if (type > 0 && type != FILEID_INVALID && len <= PPF_FH_WORDS)
-			goto done;
 	}
-	len = PPF_FH_WORDS;
-	type = exportfs_encode_inode_fh(inode, (struct fid *)ev->fh, &len,
-					NULL, 0);
-	if (type <= 0 || type == FILEID_INVALID || len > PPF_FH_WORDS)
+	if (!connectable && !ppf_encode_fh(ev, inode, NULL))
 		return false;
-	dentry = NULL;
-done:
-	ev->fh_len = len;
-	ev->fh_type = type;
-	ev->name = dentry ? ppf_name_of(dentry) : NULL;
+	ev->name = connectable ? ppf_name_of(dentry) : NULL;
 	return true;
 }
 

@@ -25,12 +25,11 @@
  * readahead started in it (not found cached, not skipped) and a prefetched
  * file was opened before its readahead was done (late): where prefetches
  * arrive in time, as on flash, depth only costs (a start-up on nvme was
- * 1.3 % slower than without ppf with the first rule, 0.2 % with this).  The
- * window is
- * short so that a hot cache after a cold one soon stops paying for depth
- * (judged every 128 opens, the hot runs of a random order of Andrew's
- * files spent most of their 187 opens deep), and probes are rare because
- * each costs about as much as three shallow opens.
+ * 1.3 % slower than without ppf with the first rule, 0.2 % with this).
+ * The window is short so that a hot cache after a cold one soon stops
+ * paying for depth (judged every 128 opens, the hot runs of a random order
+ * of Andrew's files spent most of their 187 opens deep), and probes are
+ * rare because each costs about as much as three shallow opens.
  *
  * Everything here runs in the worker under ppf_worker_mutex.
  */
@@ -42,6 +41,13 @@
 
 static bool ppf_deep;			/* under ppf_worker_mutex */
 static unsigned int ppf_window_events, ppf_window_paid, ppf_window_late;
+
+static void ppf_window_start(void)
+{
+	ppf_window_events = 0;
+	ppf_window_paid = 0;
+	ppf_window_late = 0;
+}
 
 /**
  * ppf_lookahead() - how many predictions to ask for after this open
@@ -99,9 +105,7 @@ void ppf_lookahead_event(void)
 	if (++ppf_window_events < PPF_WINDOW)
 		return;
 	ppf_deep = ppf_window_paid >= PPF_DEEP_MIN && ppf_window_late;
-	ppf_window_events = 0;
-	ppf_window_paid = 0;
-	ppf_window_late = 0;
+	ppf_window_start();
 }
 
 /**
@@ -113,7 +117,5 @@ void ppf_lookahead_reset(void)
 {
 	lockdep_assert_held(&ppf_worker_mutex);
 	ppf_deep = false;
-	ppf_window_events = 0;
-	ppf_window_paid = 0;
-	ppf_window_late = 0;
+	ppf_window_start();
 }

@@ -18,20 +18,20 @@
  * parts of the file that were read last time, a chunk at a time, while the
  * prefetches in flight leave room (readahead.c), after looking it up in
  * its directory if no cached path leads to it (metadata.c), skipping files
- * found all
- * cached before while the removal count has not moved.  Everything is
- * controlled with sysctl (sysctl.c; the list of watched types is the hooks'
- * own, set through ppf_sb_set_types()), counted in /proc/predictive_prefetch
- * (stats.c) and visible through tracepoints (ppf_trace.h).
+ * found all cached before while the removal count has not moved.
+ * Everything is controlled with sysctl (sysctl.c; the list of watched types
+ * is the hooks' own, set through ppf_sb_set_types()), counted in
+ * /proc/predictive_prefetch (stats.c) and visible through tracepoints
+ * (ppf_trace.h).
  *
  * Locking, outermost first: ppf_config_mutex (sysctl writes, model
  * rebuilds) > the hooks' ppf_sb_types_mutex (setting the watched types) and
  * ppf_worker_mutex (the model, the file table, the plan, readahead's
  * records; held by the worker per batch) > the ring lock, the file-table
  * entries' locks and the hooks' ppf_sbs_lock, spinlocks none of which
- * nests in another or is held across anything that can sleep.  The hooks take the ring lock, the
- * entries' locks, and ppf_sbs_lock when the read hook discovers a file
- * system.
+ * nests in another or is held across anything that can sleep.  The hooks
+ * take the ring lock, the entries' locks, and ppf_sbs_lock when the read
+ * hook discovers a file system.
  */
 #ifndef PPF_PREFETCH_H
 #define PPF_PREFETCH_H
@@ -356,6 +356,13 @@ void ppf_payoff_reset(void);
 
 /* pacing.c */
 void ppf_plan(u32 id, const struct cred *cred, u64 seq, u16 lead, bool deep);
+void ppf_plan_opened(struct ppf_file *f);
+void ppf_plan_forget_file(struct ppf_file *f);
+void ppf_plan_forget_all(void);
+u64 ppf_pace(u64 seq);
+void ppf_pace_later(u64 delay_ns);
+void ppf_pacing_init(void);
+void ppf_pacing_stop(void);
 
 /* lookahead.c */
 #define PPF_SHALLOW		16
@@ -364,13 +371,6 @@ void ppf_lookahead_paid(void);
 void ppf_lookahead_late(void);
 void ppf_lookahead_event(void);
 void ppf_lookahead_reset(void);
-void ppf_plan_opened(struct ppf_file *f);
-void ppf_plan_forget_file(struct ppf_file *f);
-void ppf_plan_forget_all(void);
-u64 ppf_pace(u64 seq);
-void ppf_pace_later(u64 delay_ns);
-void ppf_pacing_init(void);
-void ppf_pacing_stop(void);
 
 /* sysctl.c */
 int ppf_config_init(void);
