@@ -52,8 +52,8 @@ NO_HARM_PCT = 1.0
 # the metadata lookups and the adaptive lookahead (none 3.869 s, EPCM 3.727-
 # 3.769 s, hot 2.531 s; "third part": it moves with the instruction count).
 # The floor is below the lowest of these, so that a change that loses what
-# the I/O policy gained fails here: a first rule for the lookahead, which went deep
-# on any device, measured 5.0 % here and was replaced.
+# the I/O policy gained fails here: a first rule for the lookahead, which
+# went deep on any device, measured 5.0 % here and was replaced.
 GAP_FLOOR_PCT = 5.0
 DET_PCT = 0.1
 # booted twice (selftest-andrew.json's "repeat"): a model off and a model on
