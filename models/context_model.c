@@ -17,6 +17,16 @@
  * grows by one file each time it occurs (as Lempel-Ziv grows its
  * dictionary); and walks may reach the much longer maximum order.
  *
+ * Each context slot (context_table.h) has its own list of walks: the trie
+ * is shared, the place in it is per stream.  A new context starts with a
+ * copy of its parent's walks, so that a program started by another
+ * continues the patterns that led to it.  Each node is counted once per
+ * occurrence of its pattern, so that no child is counted more often than
+ * its parent: after the copy only the child's walks count, and the
+ * parent's *follow* (they step along existing nodes, to predict, without
+ * counting or growing) until they end.  The parent counts again with the
+ * walks its next events start.
+ *
  * To predict, the deepest context that names a successor at or above the
  * threshold is used (PPM's rule: the longest context that has seen what
  * follows is the most specific).  Each child's likelihood is
@@ -37,27 +47,42 @@
  * @root: partition the walk is in
  * @node: its node, the context; PPF_NIL once the walk has ended
  * @depth: order of the context (1 at the root)
+ * @follows: the walk steps without counting (its occurrence is counted by
+ *	a child context's copy of it)
  */
 struct ppf_walk {
 	u32 root;
 	u32 node;
-	u32 depth;
+	u16 depth;
+	u16 follows;
+};
+
+/**
+ * struct ppf_walks - one context slot's current contexts
+ * @walk: the walks, oldest (deepest) first; max_order + 1 entries
+ * @n: entries in use
+ */
+struct ppf_walks {
+	struct ppf_walk *walk;
+	u32 n;
 };
 
 /**
  * struct ppf_context_model - a PCM or EPCM model
  * @base: common part
  * @trie: the counted, partitioned trie
- * @walks: current contexts, oldest (deepest) first
- * @nwalks: entries in @walks
+ * @slots: the walks of each context slot
+ * @walk_store: the memory of every slot's walks
+ * @nslots: number of context slots
  * @max_order: deepest context kept
  * @extended: EPCM if true, PCM if false
  */
 struct ppf_context_model {
 	struct ppf_model base;
 	struct ppf_trie trie;
-	struct ppf_walk *walks;
-	u32 nwalks;
+	struct ppf_walks *slots;
+	struct ppf_walk *walk_store;
+	u32 nslots;
 	u32 max_order;
 	bool extended;
 };
@@ -72,19 +97,28 @@ static inline const struct ppf_context_model *to_cm_const(const struct ppf_model
 	return ppf_container_of(model, struct ppf_context_model, base);
 }
 
-/* The trie freed nodes: end the walks that stood on them. */
+/*
+ * The trie freed nodes: end the walks that stood on them, in every context
+ * (they are compacted away at each context's next event; the check allows
+ * ended walks in contexts not stepped since).
+ */
 static void ppf_cm_shrink(void *ctx, u32 root, bool evicted)
 {
 	struct ppf_context_model *cm = ctx;
-	u32 i;
+	u32 s, i;
 
-	for (i = 0; i < cm->nwalks; i++) {
-		struct ppf_walk *w = &cm->walks[i];
+	for (s = 0; s < cm->nslots; s++) {
+		struct ppf_walks *ws = &cm->slots[s];
 
-		if (w->node == PPF_NIL || w->root != root)
-			continue;
-		if (evicted || ppf_node_count(ppf_node(&cm->trie.pool, w->node)) == 0)
-			w->node = PPF_NIL;
+		for (i = 0; i < ws->n; i++) {
+			struct ppf_walk *w = &ws->walk[i];
+
+			if (w->node == PPF_NIL || w->root != root)
+				continue;
+			if (evicted ||
+			    ppf_node_count(ppf_node(&cm->trie.pool, w->node)) == 0)
+				w->node = PPF_NIL;
+		}
 	}
 }
 
@@ -92,9 +126,14 @@ static void ppf_cm_shrink(void *ctx, u32 root, bool evicted)
 static void ppf_cm_step(struct ppf_context_model *cm, struct ppf_walk *w,
 			u32 file)
 {
-	bool created;
-	u32 ch = ppf_trie_step(&cm->trie, w->root, w->node, file, true,
-			       &created);
+	bool created = false;
+	u32 ch;
+
+	if (w->follows)
+		ch = ppf_trie_child(&cm->trie, w->node, file);
+	else
+		ch = ppf_trie_step(&cm->trie, w->root, w->node, file, true,
+				   &created);
 
 	/* EPCM: one new node per occurrence of a pattern. */
 	if (ch == PPF_NIL || (created && cm->extended) || w->node == PPF_NIL) {
@@ -107,42 +146,46 @@ static void ppf_cm_step(struct ppf_context_model *cm, struct ppf_walk *w,
 		w->node = PPF_NIL;
 }
 
-static void ppf_cm_compact(struct ppf_context_model *cm)
+static void ppf_cm_compact(struct ppf_walks *ws)
 {
 	u32 i, kept = 0;
 
-	for (i = 0; i < cm->nwalks; i++) {
-		if (cm->walks[i].node == PPF_NIL)
+	for (i = 0; i < ws->n; i++) {
+		if (ws->walk[i].node == PPF_NIL)
 			continue;
 		if (kept != i)
-			cm->walks[kept] = cm->walks[i];
+			ws->walk[kept] = ws->walk[i];
 		kept++;
 	}
-	cm->nwalks = kept;
+	ws->n = kept;
 }
 
-static void ppf_cm_learn(struct ppf_context_model *cm, u32 file)
+static void ppf_cm_learn(struct ppf_context_model *cm, struct ppf_walks *ws,
+			 u32 file)
 {
 	const struct ppf_node_pool *pool = &cm->trie.pool;
 	u32 i, root;
 
+	/* Walks ended by a shrink since this context's last event. */
+	ppf_cm_compact(ws);
 	/*
 	 * Each walk's next node is somewhere else in the pool: ask for all of
 	 * them first, so the cache misses overlap instead of queueing.
 	 */
-	for (i = 0; i < cm->nwalks; i++)
-		ppf_cache_prefetch(ppf_node(pool, ppf_node(pool, cm->walks[i].node)->child));
-	for (i = 0; i < cm->nwalks; i++)
-		if (cm->walks[i].node != PPF_NIL)
-			ppf_cm_step(cm, &cm->walks[i], file);
+	for (i = 0; i < ws->n; i++)
+		ppf_cache_prefetch(ppf_node(pool, ppf_node(pool, ws->walk[i].node)->child));
+	for (i = 0; i < ws->n; i++)
+		if (ws->walk[i].node != PPF_NIL)
+			ppf_cm_step(cm, &ws->walk[i], file);
 	/* Touching the root may halve or reclaim and end walks too. */
 	root = ppf_trie_touch_root(&cm->trie, file);
-	ppf_cm_compact(cm);
+	ppf_cm_compact(ws);
 	if (root != PPF_NIL) {
-		cm->walks[cm->nwalks].root = root;
-		cm->walks[cm->nwalks].node = root;
-		cm->walks[cm->nwalks].depth = 1;
-		cm->nwalks++;
+		ws->walk[ws->n].root = root;
+		ws->walk[ws->n].node = root;
+		ws->walk[ws->n].depth = 1;
+		ws->walk[ws->n].follows = 0;
+		ws->n++;
 	}
 }
 
@@ -277,6 +320,7 @@ static unsigned int ppf_cm_chain(const struct ppf_context_model *cm, u32 prev,
 }
 
 static unsigned int ppf_cm_predict(const struct ppf_context_model *cm,
+				   const struct ppf_walks *ws,
 				   struct ppf_prediction *out,
 				   unsigned int max_out)
 {
@@ -285,10 +329,10 @@ static unsigned int ppf_cm_predict(const struct ppf_context_model *cm,
 	unsigned int n = 0;
 	u32 i, ctx = PPF_NIL;
 
-	for (i = 0; i < cm->nwalks && n == 0; i++) {
+	for (i = 0; i < ws->n && n == 0; i++) {
 		u32 count;
 
-		ctx = cm->walks[i].node;
+		ctx = ws->walk[i].node;
 		count = ppf_node_count(ppf_node(pool, ctx));
 		if (count > 1)
 			n = ppf_cm_children(cm, ctx, count - 1, out, nodes, max_out);
@@ -299,14 +343,39 @@ static unsigned int ppf_cm_predict(const struct ppf_context_model *cm,
 	return n;
 }
 
-static unsigned int ppf_cm_event(struct ppf_model *model, u32 file,
+static void ppf_cm_context_start(struct ppf_model *model, u32 slot,
+				 u32 parent)
+{
+	struct ppf_context_model *cm = to_cm(model);
+	struct ppf_walks *ws = &cm->slots[slot], *from;
+	u32 i;
+
+	ws->n = 0;
+	if (parent == PPF_CTX_NONE)
+		return;
+	from = &cm->slots[parent];
+	ws->n = from->n;
+	memcpy(ws->walk, from->walk, ws->n * sizeof(*ws->walk));
+	for (i = 0; i < from->n; i++)
+		from->walk[i].follows = 1;
+}
+
+static unsigned int ppf_cm_event(struct ppf_model *model, u32 slot, u32 file,
 				 struct ppf_prediction *out,
 				 unsigned int max_out)
 {
 	struct ppf_context_model *cm = to_cm(model);
+	struct ppf_walks *ws = &cm->slots[slot];
 
-	ppf_cm_learn(cm, file);
-	return ppf_cm_predict(cm, out, max_out);
+	ppf_cm_learn(cm, ws, file);
+	return ppf_cm_predict(cm, ws, out, max_out);
+}
+
+/* Memory of the walks of every context slot. */
+static u64 ppf_cm_walk_bytes(u32 max_order, u32 nslots)
+{
+	return (u64)nslots * (sizeof(struct ppf_walks) +
+			      ((u64)max_order + 1) * sizeof(struct ppf_walk));
 }
 
 static void ppf_cm_stats(const struct ppf_model *model,
@@ -319,7 +388,7 @@ static void ppf_cm_stats(const struct ppf_model *model,
 	stats->partitions = t->index.used;
 	stats->bytes = sizeof(*cm) + ppf_trie_bytes(t->partition_size,
 						    t->pool.capacity) +
-		       (u64)(cm->max_order + 1) * sizeof(struct ppf_walk);
+		       ppf_cm_walk_bytes(cm->max_order, cm->nslots);
 	stats->halvings = t->halvings;
 	stats->halving_freed = t->halving_freed;
 	stats->nodes_dropped = t->nodes_dropped;
@@ -332,7 +401,8 @@ static void ppf_cm_destroy(struct ppf_model *model)
 	struct ppf_context_model *cm = to_cm(model);
 
 	ppf_trie_release(&cm->trie);
-	ppf_free(cm->walks);
+	ppf_free(cm->walk_store);
+	ppf_free(cm->slots);
 	ppf_free(cm);
 }
 
@@ -345,21 +415,29 @@ static u32 ppf_cm_pattern_count(const struct ppf_model *model,
 static const char *ppf_cm_check(struct ppf_model *model)
 {
 	struct ppf_context_model *cm = to_cm(model);
-	u32 i;
+	u32 s, i;
 
-	if (cm->nwalks > cm->max_order)
-		return "more current contexts than the model order";
-	for (i = 0; i < cm->nwalks; i++) {
-		const struct ppf_walk *w = &cm->walks[i];
+	for (s = 0; s < cm->nslots; s++) {
+		const struct ppf_walks *ws = &cm->slots[s];
 
-		if (w->node == PPF_NIL || w->depth > cm->max_order ||
-		    ppf_node_count(ppf_node(&cm->trie.pool, w->node)) == 0)
-			return "current context on a free node";
+		if (ws->n > cm->max_order)
+			return "more current contexts than the model order";
+		for (i = 0; i < ws->n; i++) {
+			const struct ppf_walk *w = &ws->walk[i];
+
+			/* Ended by a shrink, compacted at the next event. */
+			if (w->node == PPF_NIL)
+				continue;
+			if (w->depth > cm->max_order ||
+			    ppf_node_count(ppf_node(&cm->trie.pool, w->node)) == 0)
+				return "current context on a free node";
+		}
 	}
-	return ppf_trie_check(&cm->trie);
+	return ppf_trie_check(&cm->trie, ppf_ctx_table_streams(&model->contexts));
 }
 
 static const struct ppf_model_ops ppf_context_model_ops = {
+	.context_start = ppf_cm_context_start,
 	.event = ppf_cm_event,
 	.stats = ppf_cm_stats,
 	.destroy = ppf_cm_destroy,
@@ -377,7 +455,7 @@ u64 ppf_context_model_bytes(const struct ppf_model_params *params)
 {
 	return sizeof(struct ppf_context_model) +
 	       ppf_trie_bytes(params->partition_size, params->max_nodes) +
-	       ((u64)params->model_order + 1) * sizeof(struct ppf_walk);
+	       ppf_cm_walk_bytes(params->model_order, params->max_contexts);
 }
 
 /**
@@ -390,7 +468,10 @@ u64 ppf_context_model_bytes(const struct ppf_model_params *params)
 struct ppf_model *ppf_context_model_create(const struct ppf_model_params *params,
 					   int *err)
 {
+	/* At most max_order walks survive an event, plus the new one. */
+	size_t per_slot = (size_t)params->model_order + 1;
 	struct ppf_context_model *cm;
+	u32 s;
 
 	cm = ppf_zalloc(sizeof(*cm));
 	if (!cm) {
@@ -400,21 +481,25 @@ struct ppf_model *ppf_context_model_create(const struct ppf_model_params *params
 	cm->base.ops = &ppf_context_model_ops;
 	cm->extended = params->kind == PPF_MODEL_EPCM;
 	cm->max_order = params->model_order;
-	/* At most max_order walks survive an event, plus the new one. */
-	cm->walks = ppf_zalloc(((size_t)cm->max_order + 1) * sizeof(*cm->walks));
-	if (!cm->walks) {
+	cm->nslots = params->max_contexts;
+	cm->slots = ppf_zalloc((size_t)cm->nslots * sizeof(*cm->slots));
+	cm->walk_store = ppf_zalloc((size_t)cm->nslots * per_slot *
+				    sizeof(*cm->walk_store));
+	if (!cm->slots || !cm->walk_store) {
 		*err = -ENOMEM;
 		goto out_free;
 	}
+	for (s = 0; s < cm->nslots; s++)
+		cm->slots[s].walk = cm->walk_store + (size_t)s * per_slot;
 	*err = ppf_trie_init(&cm->trie, params->partition_size,
 			     params->max_nodes, ppf_cm_shrink, cm);
 	if (*err)
-		goto out_walks;
+		goto out_free;
 	return &cm->base;
 
-out_walks:
-	ppf_free(cm->walks);
 out_free:
+	ppf_free(cm->walk_store);
+	ppf_free(cm->slots);
 	ppf_free(cm);
 	return NULL;
 }

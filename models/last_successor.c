@@ -10,7 +10,8 @@
  * bit PPF_LS_HAS_SUCCESSOR of its link word says whether there is one.
  * Every event replaces the previous file's successor and predicts the new
  * file's.  Last successor keeps no counts, so its predictions carry
- * PPF_LIKELIHOOD_UNKNOWN and no threshold applies.  Within the node budget,
+ * PPF_LIKELIHOOD_UNKNOWN and no threshold applies.  Each context slot has
+ * its own previous file.  Within the node budget,
  * cold files are reclaimed with the same clock as the context models'
  * partitions.
  */
@@ -25,14 +26,19 @@
  * @base: common part
  * @pool: one node per file
  * @index: file id to node
- * @prev: node of the previous event's file, PPF_NIL if none
+ * @prev: for each context slot, the file id of its previous event (an id,
+ *	not a node: the node may be reclaimed while the context waits)
+ * @has_prev: for each context slot, whether @prev is set
+ * @nslots: number of context slots
  * @reclaimed: files forgotten to stay within the budget
  */
 struct ppf_last_successor {
 	struct ppf_model base;
 	struct ppf_node_pool pool;
 	struct ppf_file_index index;
-	u32 prev;
+	u32 *prev;
+	u8 *has_prev;
+	u32 nslots;
 	u64 reclaimed;
 };
 
@@ -46,10 +52,10 @@ static inline const struct ppf_last_successor *to_ls_const(const struct ppf_mode
 	return ppf_container_of(model, struct ppf_last_successor, base);
 }
 
-/* Forget one file not seen since the clock last passed it. */
-static bool ppf_ls_reclaim(struct ppf_last_successor *ls)
+/* Forget one file not seen since the clock last passed it (not @keep). */
+static bool ppf_ls_reclaim(struct ppf_last_successor *ls, u32 keep)
 {
-	u32 idx = ppf_index_clock_victim(&ls->index, &ls->pool, ls->prev);
+	u32 idx = ppf_index_clock_victim(&ls->index, &ls->pool, keep);
 
 	if (idx == PPF_NIL)
 		return false;
@@ -59,13 +65,13 @@ static bool ppf_ls_reclaim(struct ppf_last_successor *ls)
 	return true;
 }
 
-static u32 ppf_ls_touch(struct ppf_last_successor *ls, u32 file)
+static u32 ppf_ls_touch(struct ppf_last_successor *ls, u32 file, u32 keep)
 {
 	u32 idx = ppf_index_find(&ls->index, &ls->pool, file);
 
 	if (idx == PPF_NIL) {
 		/* Pool and index hold one entry per file: both full at once. */
-		if (ppf_index_full(&ls->index) && !ppf_ls_reclaim(ls))
+		if (ppf_index_full(&ls->index) && !ppf_ls_reclaim(ls, keep))
 			return PPF_NIL;
 		idx = ppf_pool_alloc(&ls->pool, file);
 		if (idx == PPF_NIL)
@@ -76,20 +82,37 @@ static u32 ppf_ls_touch(struct ppf_last_successor *ls, u32 file)
 	return idx;
 }
 
-static unsigned int ppf_ls_event(struct ppf_model *model, u32 file,
+static void ppf_ls_context_start(struct ppf_model *model, u32 slot,
+				 u32 parent)
+{
+	struct ppf_last_successor *ls = to_ls(model);
+
+	if (parent == PPF_CTX_NONE) {
+		ls->has_prev[slot] = 0;
+		return;
+	}
+	ls->prev[slot] = ls->prev[parent];
+	ls->has_prev[slot] = ls->has_prev[parent];
+}
+
+static unsigned int ppf_ls_event(struct ppf_model *model, u32 slot, u32 file,
 				 struct ppf_prediction *out,
 				 unsigned int max_out)
 {
 	struct ppf_last_successor *ls = to_ls(model);
-	u32 idx = ppf_ls_touch(ls, file);
+	u32 prev = PPF_NIL, idx;
 	struct ppf_node *n;
 
-	if (ls->prev != PPF_NIL) {
-		n = ppf_node(&ls->pool, ls->prev);
+	if (ls->has_prev[slot])
+		prev = ppf_index_find(&ls->index, &ls->pool, ls->prev[slot]);
+	idx = ppf_ls_touch(ls, file, prev);
+	if (prev != PPF_NIL) {
+		n = ppf_node(&ls->pool, prev);
 		n->child = file;
 		n->link |= PPF_LS_HAS_SUCCESSOR;
 	}
-	ls->prev = idx;
+	ls->prev[slot] = file;
+	ls->has_prev[slot] = idx != PPF_NIL;
 	if (idx == PPF_NIL || max_out == 0)
 		return 0;
 	n = ppf_node(&ls->pool, idx);
@@ -118,6 +141,8 @@ static void ppf_ls_destroy(struct ppf_model *model)
 
 	ppf_index_release(&ls->index);
 	ppf_pool_release(&ls->pool);
+	ppf_free(ls->prev);
+	ppf_free(ls->has_prev);
 	ppf_free(ls);
 }
 
@@ -153,6 +178,7 @@ static const char *ppf_ls_check(struct ppf_model *model)
 }
 
 static const struct ppf_model_ops ppf_last_successor_ops = {
+	.context_start = ppf_ls_context_start,
 	.event = ppf_ls_event,
 	.stats = ppf_ls_stats,
 	.destroy = ppf_ls_destroy,
@@ -170,7 +196,8 @@ u64 ppf_last_successor_bytes(const struct ppf_model_params *params)
 {
 	return sizeof(struct ppf_last_successor) +
 	       ((u64)params->max_nodes + 1) * sizeof(struct ppf_node) +
-	       ppf_index_bytes(params->max_nodes);
+	       ppf_index_bytes(params->max_nodes) +
+	       (u64)params->max_contexts * (sizeof(u32) + sizeof(u8));
 }
 
 /**
@@ -190,6 +217,13 @@ struct ppf_model *ppf_last_successor_create(const struct ppf_model_params *param
 		return NULL;
 	}
 	ls->base.ops = &ppf_last_successor_ops;
+	ls->nslots = params->max_contexts;
+	ls->prev = ppf_zalloc((size_t)ls->nslots * sizeof(*ls->prev));
+	ls->has_prev = ppf_zalloc(ls->nslots);
+	if (!ls->prev || !ls->has_prev) {
+		*err = -ENOMEM;
+		goto out_free;
+	}
 	*err = ppf_pool_init(&ls->pool, params->max_nodes);
 	if (*err)
 		goto out_free;
@@ -201,6 +235,8 @@ struct ppf_model *ppf_last_successor_create(const struct ppf_model_params *param
 out_pool:
 	ppf_pool_release(&ls->pool);
 out_free:
+	ppf_free(ls->prev);
+	ppf_free(ls->has_prev);
 	ppf_free(ls);
 	return NULL;
 }

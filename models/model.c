@@ -12,6 +12,7 @@
 #define PPF_DEFAULT_THRESHOLD_PCT	25
 #define PPF_DEFAULT_MAX_NODES		(1024 * 1024)
 #define PPF_DEFAULT_MAX_PREDICTIONS	16
+#define PPF_DEFAULT_MAX_CONTEXTS	64
 #define PPF_NODE_BYTES			sizeof(struct ppf_node)
 #define PPF_INDEX_ENTRY_BYTES		sizeof(u32)
 
@@ -96,6 +97,7 @@ int ppf_model_params_init_shape(struct ppf_model_params *params,
 	params->threshold_pct = PPF_DEFAULT_THRESHOLD_PCT;
 	params->max_nodes = PPF_DEFAULT_MAX_NODES;
 	params->max_predictions = PPF_DEFAULT_MAX_PREDICTIONS;
+	params->max_contexts = PPF_DEFAULT_MAX_CONTEXTS;
 	return 0;
 }
 
@@ -107,7 +109,8 @@ int ppf_model_params_init_shape(struct ppf_model_params *params,
  * PCM: partitions of 32 nodes, order 2.  EPCM: partitions of 64 nodes and a
  * maximum order of 51 (ppf_model_default_order()).  Threshold 25%: on the
  * recorded traces it keeps nearly all the coverage of 10% with fewer wasted
- * predictions (docs/models.md has the numbers).
+ * predictions (docs/models.md has the numbers).  64 contexts: more tasks
+ * than a parallel build of -j32 has opening files at once.
  *
  * Return: 0, or -EINVAL for an unknown kind.
  */
@@ -145,6 +148,8 @@ int ppf_model_params_validate(const struct ppf_model_params *params)
 	if (params->max_predictions < 1 ||
 	    params->max_predictions > PPF_MAX_PREDICTIONS)
 		return -EINVAL;
+	if (params->max_contexts < 1 || params->max_contexts > PPF_MAX_CONTEXTS)
+		return -EINVAL;
 	return 0;
 }
 
@@ -158,11 +163,14 @@ int ppf_model_params_validate(const struct ppf_model_params *params)
  */
 u64 ppf_model_bytes_needed(const struct ppf_model_params *params)
 {
+	u64 table;
+
 	if (ppf_model_params_validate(params))
 		return 0;
+	table = ppf_ctx_table_bytes(params->max_contexts);
 	if (params->kind == PPF_MODEL_LAST_SUCCESSOR)
-		return ppf_last_successor_bytes(params);
-	return ppf_context_model_bytes(params);
+		return table + ppf_last_successor_bytes(params);
+	return table + ppf_context_model_bytes(params);
 }
 
 /**
@@ -191,6 +199,11 @@ struct ppf_model *ppf_model_create(const struct ppf_model_params *params,
 		return NULL;
 	model->params = *params;
 	model->events = 0;
+	*err = ppf_ctx_table_init(&model->contexts, params->max_contexts);
+	if (*err) {
+		model->ops->destroy(model);
+		return NULL;
+	}
 	return model;
 }
 
@@ -200,30 +213,57 @@ struct ppf_model *ppf_model_create(const struct ppf_model_params *params,
  */
 void ppf_model_destroy(struct ppf_model *model)
 {
-	if (model)
-		model->ops->destroy(model);
+	if (!model)
+		return;
+	ppf_ctx_table_release(&model->contexts);
+	model->ops->destroy(model);
 }
 
 /**
  * ppf_model_event() - count one open or exec and predict what comes next
  * @model: the model
+ * @ctx: the caller's id of the stream the event belongs to (any value; one
+ *	fixed value makes the model see one global stream)
+ * @parent: the context @ctx was started by (@ctx itself if none): a
+ *	context seen for the first time starts from the place of its
+ *	parent's family's most recent stream (the parent, or the child it ran
+ *	last), empty if @parent is not live
  * @file: the caller's id of the file opened
  * @out: where predictions are written
  * @max_out: room in @out; at most the model's max_predictions are written
  *
  * Never allocates, sleeps or recurses; runs in time bounded by the model's
  * shape (order times partition size), amortised over events when the node
- * budget makes it reclaim.
+ * budget makes it reclaim.  A new context may make the model forget the
+ * least recently used one (max_contexts).
  *
  * Return: the number of predictions written, most likely and soonest first.
  */
-unsigned int ppf_model_event(struct ppf_model *model, u32 file,
-			     struct ppf_prediction *out, unsigned int max_out)
+unsigned int ppf_model_event(struct ppf_model *model, u32 ctx, u32 parent,
+			     u32 file, struct ppf_prediction *out,
+			     unsigned int max_out)
 {
+	struct ppf_ctx_table *t = &model->contexts;
+	u32 pslot = PPF_CTX_NONE, slot;
+	bool fresh;
+
 	if (max_out > model->params.max_predictions)
 		max_out = model->params.max_predictions;
 	model->events++;
-	return model->ops->event(model, file, out, max_out);
+	if (parent != ctx)
+		pslot = ppf_ctx_table_find(t, parent);
+	slot = ppf_ctx_table_get(t, ctx, &fresh);
+	/* Making room for @ctx may have forgotten the parent. */
+	if (pslot != PPF_CTX_NONE &&
+	    (!ppf_ctx_table_live(t, pslot) || t->id[pslot] != parent))
+		pslot = PPF_CTX_NONE;
+	if (fresh)
+		model->ops->context_start(model, slot, pslot == PPF_CTX_NONE ?
+					  PPF_CTX_NONE :
+					  ppf_ctx_table_latest(t, pslot, slot));
+	if (pslot != PPF_CTX_NONE)
+		ppf_ctx_table_note_child(t, pslot, slot);
+	return model->ops->event(model, slot, file, out, max_out);
 }
 
 /**
@@ -237,7 +277,10 @@ void ppf_model_stats(const struct ppf_model *model,
 	memset(stats, 0, sizeof(*stats));
 	stats->events = model->events;
 	stats->max_nodes = model->params.max_nodes;
+	stats->contexts = model->contexts.live;
+	stats->contexts_reclaimed = model->contexts.reclaimed;
 	model->ops->stats(model, stats);
+	stats->bytes += ppf_ctx_table_bytes(model->params.max_contexts);
 	stats->bytes_in_use = (u64)stats->nodes * PPF_NODE_BYTES +
 			      (u64)stats->partitions * PPF_INDEX_ENTRY_BYTES;
 }
@@ -273,5 +316,7 @@ u32 ppf_model_pattern_count(const struct ppf_model *model, const u32 *files,
  */
 const char *ppf_model_check(struct ppf_model *model)
 {
-	return model->ops->check(model);
+	const char *why = ppf_ctx_table_check(&model->contexts);
+
+	return why ? why : model->ops->check(model);
 }

@@ -10,20 +10,25 @@
 #define PPF_MODEL_INTERNAL_H
 
 #include "ppf_model.h"
+#include "context_table.h"
 
 struct ppf_model;
 
 /**
  * struct ppf_model_ops - one model's implementation
- * @event: count one event and write up to @max_out predictions, most
- *	likely and soonest first; never allocates
+ * @context_start: set up context slot @slot for a new context: as a copy
+ *	of slot @parent's, or empty if @parent is PPF_CTX_NONE (never
+ *	@slot itself)
+ * @event: count one event of the context in slot @slot and write up to
+ *	@max_out predictions, most likely and soonest first; never allocates
  * @stats: fill in the model-specific statistics
  * @destroy: free the model
  * @pattern_count: the count kept for a pattern (tests, simulator)
  * @check: verify the model's invariants; NULL or what is broken
  */
 struct ppf_model_ops {
-	unsigned int (*event)(struct ppf_model *model, u32 file,
+	void (*context_start)(struct ppf_model *model, u32 slot, u32 parent);
+	unsigned int (*event)(struct ppf_model *model, u32 slot, u32 file,
 			      struct ppf_prediction *out, unsigned int max_out);
 	void (*stats)(const struct ppf_model *model,
 		      struct ppf_model_stats *stats);
@@ -38,11 +43,14 @@ struct ppf_model_ops {
  * @ops: the implementation
  * @params: the validated parameters it was made with
  * @events: events seen
+ * @contexts: which slot holds each live context (the slots' contents are
+ *	the implementation's)
  */
 struct ppf_model {
 	const struct ppf_model_ops *ops;
 	struct ppf_model_params params;
 	u64 events;
+	struct ppf_ctx_table contexts;
 };
 
 struct ppf_model *ppf_context_model_create(const struct ppf_model_params *params,

@@ -428,6 +428,7 @@ u32 ppf_trie_pattern_count(const struct ppf_trie *trie, const u32 *files,
 
 /* Check one partition; returns its node count or 0 after setting @why. */
 static u32 ppf_trie_check_partition(struct ppf_trie *trie, u32 root,
+				    u32 lead,
 				    const char **why)
 {
 	const struct ppf_node_pool *pool = &trie->pool;
@@ -456,12 +457,7 @@ static u32 ppf_trie_check_partition(struct ppf_trie *trie, u32 root,
 				*why = "link to a free or invalid node";
 				return 0;
 			}
-			/*
-			 * A walk counts a parent one event and its child
-			 * the next; a halving in between rounds the two
-			 * apart, so a child may lead its parent by one.
-			 */
-			if (ppf_node_count(c) > ppf_node_count(p) + 1) {
+			if (ppf_node_count(c) > ppf_node_count(p) + lead) {
 				*why = "child counted more often than its parent";
 				return 0;
 			}
@@ -482,6 +478,7 @@ static u32 ppf_trie_check_partition(struct ppf_trie *trie, u32 root,
 /**
  * ppf_trie_check() - verify the trie's invariants
  * @trie: the trie
+ * @streams: how many streams may have walks in it at once (1 or more)
  *
  * Walks everything: for tests and fuzzing only.  Every partition within
  * partition_size and its recorded node count, every count at least 1 and
@@ -491,8 +488,16 @@ static u32 ppf_trie_check_partition(struct ppf_trie *trie, u32 root,
  *
  * Return: NULL if all hold, else a description of the first broken one.
  */
-const char *ppf_trie_check(struct ppf_trie *trie)
+const char *ppf_trie_check(struct ppf_trie *trie, u32 streams)
 {
+	/*
+	 * A walk counts a parent one event and its child at the stream's next
+	 * event.  A halving in between rounds the two apart: with one stream
+	 * a child may lead its parent by one.  With S streams, up to S walks
+	 * (one per stream) may wait at a node while halvings pass, and each
+	 * halving also halves the lead: L' <= L / 2 + 1 + S, at most 2S + 2.
+	 */
+	u32 lead = streams == 1 ? 1 : 2 * streams + 2;
 	const char *why;
 	u64 nodes = 0;
 	u32 slot, roots;
@@ -507,7 +512,7 @@ const char *ppf_trie_check(struct ppf_trie *trie)
 
 		if (root == PPF_NIL)
 			continue;
-		n = ppf_trie_check_partition(trie, root, &why);
+		n = ppf_trie_check_partition(trie, root, lead, &why);
 		if (!n)
 			return why;
 		nodes += n;

@@ -78,6 +78,6 @@ u32 ppf_trie_step(struct ppf_trie *trie, u32 root, u32 parent, u32 file,
 u32 ppf_trie_child(const struct ppf_trie *trie, u32 parent, u32 file);
 u32 ppf_trie_pattern_count(const struct ppf_trie *trie, const u32 *files,
 			   u32 len);
-const char *ppf_trie_check(struct ppf_trie *trie);
+const char *ppf_trie_check(struct ppf_trie *trie, u32 streams);
 
 #endif /* PPF_PARTITIONED_TRIE_H */

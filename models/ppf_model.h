@@ -4,8 +4,15 @@
  *
  * DOC: Models
  *
- * A model watches one stream of events, one per file opened or executed,
- * and after each event names the files it expects to be opened next.  Files
+ * A model watches streams of events, one event per file opened or
+ * executed, and after each event names the files it expects to be opened
+ * next.  Each event names its stream, a *context* (the kernel uses the
+ * opening task): what is learnt is shared by all contexts, but each keeps
+ * its own place in it, so that streams running at the same time (the
+ * compilers of a parallel build) do not break each other's patterns.  A
+ * context seen for the first time starts from its parent's place (a new
+ * process continues its parent's stream); at most max_contexts are kept,
+ * the least recently used forgotten first.  Files
  * are opaque 32-bit symbols chosen by the caller; a model never sees paths,
  * inodes or pages.  Three models are provided (Kroeger & Long, USENIX 2001):
  *
@@ -42,6 +49,7 @@ enum ppf_model_kind {
 #define PPF_MIN_NODES		64
 #define PPF_MAX_NODES		((1u << 24) - 1)	/* 24-bit node links */
 #define PPF_MAX_PREDICTIONS	64
+#define PPF_MAX_CONTEXTS	4096
 
 /* Likelihoods are reported in parts per thousand. */
 #define PPF_LIKELIHOOD_ONE	1000
@@ -62,6 +70,8 @@ enum ppf_model_kind {
  *	PPF_MIN_NODES..PPF_MAX_NODES, and at least partition_size
  * @max_predictions: most predictions returned per event,
  *	1..PPF_MAX_PREDICTIONS
+ * @max_contexts: most contexts (streams) followed at once,
+ *	1..PPF_MAX_CONTEXTS
  *
  * Last successor ignores @partition_size, @model_order and @threshold_pct,
  * but they are validated all the same so that a setting is either valid for
@@ -74,6 +84,7 @@ struct ppf_model_params {
 	u32 threshold_pct;
 	u32 max_nodes;
 	u32 max_predictions;
+	u32 max_contexts;
 };
 
 /**
@@ -103,6 +114,8 @@ struct ppf_prediction {
  * @nodes_dropped: new nodes not added because a halving freed nothing
  * @partitions_reclaimed: cold partitions freed to stay within max_nodes
  * @count_saturations: halvings caused by a count reaching its maximum
+ * @contexts: contexts live now
+ * @contexts_reclaimed: contexts forgotten to make room for new ones
  */
 struct ppf_model_stats {
 	u64 events;
@@ -116,6 +129,8 @@ struct ppf_model_stats {
 	u64 nodes_dropped;
 	u64 partitions_reclaimed;
 	u64 count_saturations;
+	u32 contexts;
+	u64 contexts_reclaimed;
 };
 
 struct ppf_model;
@@ -130,8 +145,9 @@ u64 ppf_model_bytes_needed(const struct ppf_model_params *params);
 struct ppf_model *ppf_model_create(const struct ppf_model_params *params,
 				   int *err);
 void ppf_model_destroy(struct ppf_model *model);
-unsigned int ppf_model_event(struct ppf_model *model, u32 file,
-			     struct ppf_prediction *out, unsigned int max_out);
+unsigned int ppf_model_event(struct ppf_model *model, u32 ctx, u32 parent,
+			     u32 file, struct ppf_prediction *out,
+			     unsigned int max_out);
 void ppf_model_stats(const struct ppf_model *model,
 		     struct ppf_model_stats *stats);
 u32 ppf_model_pattern_count(const struct ppf_model *model, const u32 *files,

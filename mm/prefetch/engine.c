@@ -145,6 +145,7 @@ static void __ppf_event_open(struct ppf_sb *s, struct dentry *dentry,
 	ppf_sb_get(s);
 	ev.sb = s;
 	ev.cred = get_current_cred();
+	ppf_event_context(&ev);
 	ppf_queue(&ev);
 }
 
@@ -240,8 +241,8 @@ static void ppf_engine_open(struct ppf_event *ev)
 	trace_ppf_event(ppf_sb_dev(f->sb), f->ino, id, ev->kind == PPF_EV_EXEC);
 	ppf_seq++;
 	model_start = ktime_get_ns();
-	n = ppf_model_event(ppf_model, id, ppf_predictions,
-			    ppf_lookahead(ppf_seq));
+	n = ppf_model_event(ppf_model, ev->ctx, ev->parent, id,
+			    ppf_predictions, ppf_lookahead(ppf_seq));
 	ppf_stat_add(worker_model_ns, ktime_get_ns() - model_start);
 	ppf_stat_add(predictions, n);
 	for (i = 0; i < n; i++) {

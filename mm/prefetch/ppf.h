@@ -68,6 +68,8 @@
  * @backoff: pause prefetching on a device where it does not pay (payoff.c)
  * @metadata: look a predicted file up in its directory before reading it
  *	(metadata.c)
+ * @contexts: what a context (a stream of opens the model follows) is: a
+ *	PPF_CONTEXTS_* value (context.c)
  * @lookahead: most files predicted after one event, 1..PPF_MAX_PREDICTIONS
  *	(@model's max_predictions is PPF_MAX_PREDICTIONS, so that this one can
  *	change without rebuilding the model)
@@ -87,6 +89,15 @@ struct ppf_config {
 	unsigned int backoff;
 	unsigned int metadata;
 	unsigned int lookahead;
+	unsigned int contexts;
+};
+
+/* What a context is (vm.predictive_prefetch.contexts, context.c). */
+enum {
+	PPF_CONTEXTS_GLOBAL,
+	PPF_CONTEXTS_TASK,
+	PPF_CONTEXTS_PROCESS,
+	PPF_CONTEXTS_MODES
 };
 
 extern struct ppf_config ppf_config;
@@ -179,6 +190,8 @@ enum ppf_event_kind {
  * @first: first page read (read)
  * @last: last page read (read)
  * @cred: credentials of the task that opened the file, with a reference
+ * @ctx: the model context the event belongs to (open, exec; context.c)
+ * @parent: where @ctx starts if the model has not seen it (open, exec)
  *	(open, exec)
  * @fh: the file handle (open, exec), with its directory's if @name is set
  * @name: the name it was opened by, for a file not in the table yet (open,
@@ -194,6 +207,8 @@ struct ppf_event {
 	pgoff_t first;
 	pgoff_t last;
 	const struct cred *cred;
+	u32 ctx;
+	u32 parent;
 	u32 fh[PPF_FH_WORDS];
 	struct ppf_name *name;
 };
@@ -207,6 +222,11 @@ struct ppf_name {
 	u32 len;
 	char name[];
 };
+
+/* context.c */
+const char *ppf_contexts_name(unsigned int mode);
+int ppf_contexts_parse(const char *name, unsigned int *mode);
+void ppf_event_context(struct ppf_event *ev);
 
 /* event_ring.c */
 int ppf_ring_init(unsigned int size);

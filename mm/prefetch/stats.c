@@ -110,6 +110,8 @@ static int ppf_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "model_halvings %llu\n", ms.halvings);
 	seq_printf(m, "model_nodes_dropped %llu\n", ms.nodes_dropped);
 	seq_printf(m, "model_partitions_reclaimed %llu\n", ms.partitions_reclaimed);
+	seq_printf(m, "model_contexts %u\n", ms.contexts);
+	seq_printf(m, "model_contexts_reclaimed %llu\n", ms.contexts_reclaimed);
 	return 0;
 }
 

@@ -29,6 +29,7 @@ struct ppf_config ppf_config = {
 	.backoff = 1,
 	.metadata = 1,
 	.lookahead = PPF_MAX_PREDICTIONS,
+	.contexts = PPF_CONTEXTS_TASK,
 };
 
 /* Longer than any model or I/O class name, with room for a newline. */
@@ -36,6 +37,7 @@ struct ppf_config ppf_config = {
 
 static char ppf_model_name[PPF_NAME_MAX];
 static char ppf_io_class_name[PPF_NAME_MAX];
+static char ppf_contexts_buf[PPF_NAME_MAX];
 static unsigned int ppf_reset_value;
 static struct ctl_table_header *ppf_sysctl_header;
 
@@ -106,6 +108,8 @@ static int ppf_apply_shape(const struct ctl_table *table, unsigned int val)
 		p.partition_size = val;
 	else if (table->data == &ppf_config.model.model_order)
 		p.model_order = val;
+	else if (table->data == &ppf_config.model.max_contexts)
+		p.max_contexts = val;
 	else
 		p.threshold_pct = val;
 	return ppf_apply_model(p, ppf_config.memory_kb);
@@ -279,6 +283,32 @@ static int ppf_sysctl_io_class(const struct ctl_table *table, int write,
 			       ppf_io_class_shown, ppf_io_class_apply);
 }
 
+static const char *ppf_contexts_shown(void)
+{
+	return ppf_contexts_name(ppf_config.contexts);
+}
+
+/*
+ * The model keeps each context's place until it is reclaimed: a new mode
+ * takes effect as tasks' events come, no rebuild needed.
+ */
+static int ppf_contexts_apply(const char *name)
+{
+	unsigned int mode;
+	int err = ppf_contexts_parse(name, &mode);
+
+	if (!err)
+		WRITE_ONCE(ppf_config.contexts, mode);
+	return err;
+}
+
+static int ppf_sysctl_contexts(const struct ctl_table *table, int write,
+			       void *buffer, size_t *lenp, loff_t *ppos)
+{
+	return ppf_sysctl_name(table, write, buffer, lenp, ppos,
+			       ppf_contexts_shown, ppf_contexts_apply);
+}
+
 static int ppf_sysctl_filesystems(const struct ctl_table *table, int write,
 				  void *buffer, size_t *lenp, loff_t *ppos)
 {
@@ -330,6 +360,15 @@ static struct ctl_table ppf_sysctl_table[] = {
 		 1, PPF_MAX_PARTITION_SIZE - 1, ppf_apply_shape),
 	PPF_UINT("threshold", &ppf_config.model.threshold_pct,
 		 1, PPF_MAX_THRESHOLD_PCT, ppf_apply_shape),
+	{
+		.procname = "contexts",
+		.data = ppf_contexts_buf,
+		.maxlen = sizeof(ppf_contexts_buf),
+		.mode = 0644,
+		.proc_handler = ppf_sysctl_contexts,
+	},
+	PPF_UINT("max_contexts", &ppf_config.model.max_contexts,
+		 1, PPF_MAX_CONTEXTS, ppf_apply_shape),
 	/* At most 1 GiB per file. */
 	PPF_UINT("max_prefetch_kb", &ppf_config.max_prefetch_kb,
 		 4, 1024 * 1024, ppf_apply_max_prefetch),

@@ -5,7 +5,9 @@
  * The first bytes choose the parameters (any values: invalid ones must be
  * refused cleanly, never crash); the rest is an event stream of 1- or
  * 2-byte file ids, so that small alphabets with many repeats are reached
- * quickly.  After every event the model's invariants are checked, and a
+ * quickly; when the parameters ask for several streams, each event is
+ * preceded by a byte naming its context and the context's parent (a few
+ * values, so that contexts are new, reused and reclaimed often).  After every event the model's invariants are checked, and a
  * twin fed the same events must predict the same files.
  */
 #include "../../models/ppf_model.h"
@@ -29,7 +31,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	struct ppf_model_params p;
 	struct ppf_model *m, *twin;
 	struct ppf_model_stats st;
-	u32 wide;
+	u32 wide, streams;
 	int err;
 
 	p.kind = take(&data, &size, 1) % 4;
@@ -38,7 +40,10 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	p.threshold_pct = take(&data, &size, 1);
 	p.max_nodes = take(&data, &size, 2);
 	p.max_predictions = take(&data, &size, 1) % (PPF_MAX_PREDICTIONS + 2);
-	wide = take(&data, &size, 1) & 1;
+	p.max_contexts = take(&data, &size, 1) % 8;
+	wide = take(&data, &size, 1);
+	streams = wide & 2;
+	wide &= 1;
 	m = ppf_model_create(&p, &err);
 	if (!m) {
 		if (err != -EINVAL || ppf_model_params_validate(&p) != -EINVAL)
@@ -49,9 +54,13 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	if (!twin)
 		__builtin_trap();
 	while (size) {
+		u32 c = streams ? take(&data, &size, 1) : 0;
+		u32 ctx = c & 15, parent = c >> 4;
 		u32 f = take(&data, &size, wide ? 2 : 1);
-		unsigned int n = ppf_model_event(m, f, out, PPF_MAX_PREDICTIONS);
-		unsigned int n2 = ppf_model_event(twin, f, out2, PPF_MAX_PREDICTIONS);
+		unsigned int n = ppf_model_event(m, ctx, parent, f, out,
+						 PPF_MAX_PREDICTIONS);
+		unsigned int n2 = ppf_model_event(twin, ctx, parent, f, out2,
+						  PPF_MAX_PREDICTIONS);
 		const char *why = ppf_model_check(m);
 
 		if (why) {
@@ -62,7 +71,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 		    memcmp(out, out2, n * sizeof(out[0])))
 			__builtin_trap();
 		ppf_model_stats(m, &st);
-		if (st.nodes > p.max_nodes)
+		if (st.nodes > p.max_nodes || st.contexts > p.max_contexts)
 			__builtin_trap();
 	}
 	ppf_model_destroy(m);

@@ -54,9 +54,13 @@ static u64 prediction_hash(u64 h, const struct ppf_prediction *out,
 	return (h ^ n) * 0x100000001b3ull;
 }
 
-static void run_stream(enum ppf_model_kind kind, u32 ps, u32 order,
-		       u32 max_nodes, enum stream_kind sk, u32 files,
-		       u64 events, u32 check_every)
+/*
+ * @nctx streams share the model, each event from a random one of them, its
+ * parent the one before it; a model holding @max_ctx of them reclaims.
+ */
+static void run_streams(enum ppf_model_kind kind, u32 ps, u32 order,
+			u32 max_nodes, enum stream_kind sk, u32 files,
+			u64 events, u32 check_every, u32 nctx, u32 max_ctx)
 {
 	struct ppf_prediction out[PPF_MAX_PREDICTIONS], out2[PPF_MAX_PREDICTIONS];
 	struct ppf_model_params p;
@@ -72,15 +76,20 @@ static void run_stream(enum ppf_model_kind kind, u32 ps, u32 order,
 	p.model_order = order;
 	p.max_nodes = max_nodes;
 	p.max_predictions = PPF_MAX_PREDICTIONS;
+	p.max_contexts = max_ctx;
 	m = ppf_model_create(&p, &err);
 	twin = ppf_model_create(&p, &err);
 	EXPECT(m && twin, "create: %d", err);
 	if (!m || !twin)
 		return;
 	for (i = 0; i < events && !why; i++) {
+		u32 ctx = nctx > 1 ? ppf_rng_next(&r) % nctx : 0;
+		u32 parent = ctx ? ctx - 1 : 0;
 		u32 f = stream_next(sk, &r, i, files);
-		unsigned int n = ppf_model_event(m, f, out, PPF_MAX_PREDICTIONS);
-		unsigned int n2 = ppf_model_event(twin, f, out2, PPF_MAX_PREDICTIONS);
+		unsigned int n = ppf_model_event(m, ctx, parent, f, out,
+						 PPF_MAX_PREDICTIONS);
+		unsigned int n2 = ppf_model_event(twin, ctx, parent, f, out2,
+						  PPF_MAX_PREDICTIONS);
 
 		h1 = prediction_hash(h1, out, n);
 		h2 = prediction_hash(h2, out2, n2);
@@ -89,16 +98,26 @@ static void run_stream(enum ppf_model_kind kind, u32 ps, u32 order,
 		ppf_model_stats(m, &st);
 		if (st.nodes > max_nodes)
 			why = "budget exceeded";
+		if (st.contexts > max_ctx)
+			why = "more contexts than max_contexts";
 	}
 	if (!why)
 		why = ppf_model_check(m);
-	EXPECT(why == NULL, "%s ps %u order %u budget %u stream %d files %u: %s at event %llu",
-	       ppf_model_kind_name(kind), ps, order, max_nodes, sk, files, why,
-	       (unsigned long long)i);
+	EXPECT(why == NULL, "%s ps %u order %u budget %u stream %d files %u contexts %u/%u: %s at event %llu",
+	       ppf_model_kind_name(kind), ps, order, max_nodes, sk, files,
+	       nctx, max_ctx, why, (unsigned long long)i);
 	EXPECT(h1 == h2, "%s: same events, different predictions",
 	       ppf_model_kind_name(kind));
 	ppf_model_destroy(m);
 	ppf_model_destroy(twin);
+}
+
+static void run_stream(enum ppf_model_kind kind, u32 ps, u32 order,
+		       u32 max_nodes, enum stream_kind sk, u32 files,
+		       u64 events, u32 check_every)
+{
+	run_streams(kind, ps, order, max_nodes, sk, files, events, check_every,
+		    1, 1);
 }
 
 static void test_invariants_small_budget(void)
@@ -136,8 +155,97 @@ static void test_invariants_degenerate(void)
 	}
 }
 
+/*
+ * Several streams: walks of every context survive the shrinks that other
+ * contexts' events cause, and contexts are reclaimed (12 streams, room for
+ * 1, 5 or 64).
+ */
+static void test_invariants_contexts(void)
+{
+	static const u32 rooms[] = { 1, 5, 64 };
+	int kind, sk;
+	unsigned int r;
+
+	for (kind = PPF_MODEL_LAST_SUCCESSOR; kind <= PPF_MODEL_EPCM; kind++)
+		for (sk = STREAM_RANDOM; sk <= STREAM_NOISY; sk++)
+			for (r = 0; r < ARRAY_SIZE(rooms); r++) {
+				run_streams(kind, 4, 2, PPF_MIN_NODES, sk, 50,
+					    20000, 1, 12, rooms[r]);
+				run_streams(kind, 64, 51, 1024, sk, 3000, 20000,
+					    7, 12, rooms[r]);
+			}
+}
+
+/*
+ * Processes that fork: 8 running at once, each going round the same cycle
+ * of files from its own place; now and then one is replaced by a new
+ * context, a child of another, that starts at its parent's place and so
+ * continues with the same files as its parent.  Parent and child then
+ * step the same nodes with the same files: only one of them may count.
+ */
+static void run_forks(enum ppf_model_kind kind, u32 ps, u32 order,
+		      u32 max_nodes, u32 files, u32 max_ctx, u32 check_every)
+{
+	struct ppf_prediction out[PPF_MAX_PREDICTIONS];
+	struct ppf_rng r = { 0x2545f4914f6cdd1dull ^ files ^ max_ctx };
+	u32 id[8], pos[8], next_id = 8, k;
+	struct ppf_model_params p;
+	const char *why = NULL;
+	struct ppf_model *m;
+	u64 i;
+	int err;
+
+	ppf_model_params_init(&p, kind);
+	p.partition_size = ps;
+	p.model_order = order;
+	p.max_nodes = max_nodes;
+	p.max_contexts = max_ctx;
+	m = ppf_model_create(&p, &err);
+	EXPECT(m, "create: %d", err);
+	if (!m)
+		return;
+	for (k = 0; k < 8; k++) {
+		id[k] = k;
+		pos[k] = ppf_rng_next(&r) % files;
+	}
+	for (i = 0; i < 20000 && !why; i++) {
+		u32 c = ppf_rng_next(&r) % 8, parent = id[c];
+
+		if (ppf_rng_next(&r) % 16 == 0) {
+			u32 from = ppf_rng_next(&r) % 8;
+
+			parent = id[from];
+			pos[c] = pos[from];
+			id[c] = next_id++;
+		}
+		ppf_model_event(m, id[c], parent, pos[c]++ % files, out,
+				PPF_MAX_PREDICTIONS);
+		if (i % check_every == 0)
+			why = ppf_model_check(m);
+	}
+	if (!why)
+		why = ppf_model_check(m);
+	EXPECT(why == NULL, "%s ps %u order %u files %u contexts %u: %s at event %llu",
+	       ppf_model_kind_name(kind), ps, order, files, max_ctx, why,
+	       (unsigned long long)i);
+	ppf_model_destroy(m);
+}
+
+static void test_invariants_forks(void)
+{
+	int kind;
+
+	for (kind = PPF_MODEL_LAST_SUCCESSOR; kind <= PPF_MODEL_EPCM; kind++) {
+		run_forks(kind, 4, 2, PPF_MIN_NODES, 20, 2, 1);
+		run_forks(kind, 16, 12, 4096, 40, 3, 1);
+		run_forks(kind, 64, 51, 8192, 100, 4, 7);
+	}
+}
+
 static const struct ppf_test tests[] = {
+	{ "invariants_forks", test_invariants_forks },
 	{ "invariants_small_budget", test_invariants_small_budget },
+	{ "invariants_contexts", test_invariants_contexts },
 	{ "invariants_large", test_invariants_large },
 	{ "invariants_degenerate", test_invariants_degenerate },
 };

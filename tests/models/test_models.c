@@ -30,14 +30,22 @@ static struct ppf_model *make(enum ppf_model_kind kind, u32 ps, u32 order,
 	return m;
 }
 
-static unsigned int feed(struct ppf_model *m, const char *seq,
-			 struct ppf_prediction *out)
+/* Feed @seq as events of context @ctx (parent @parent); the last predictions. */
+static unsigned int feed_ctx(struct ppf_model *m, u32 ctx, u32 parent,
+			     const char *seq, struct ppf_prediction *out)
 {
 	unsigned int n = 0;
 
 	for (; *seq; seq++)
-		n = ppf_model_event(m, (u32)*seq, out, PPF_MAX_PREDICTIONS);
+		n = ppf_model_event(m, ctx, parent, (u32)*seq, out,
+				    PPF_MAX_PREDICTIONS);
 	return n;
+}
+
+static unsigned int feed(struct ppf_model *m, const char *seq,
+			 struct ppf_prediction *out)
+{
+	return feed_ctx(m, 0, 0, seq, out);
 }
 
 static u32 count_of(struct ppf_model *m, const char *pattern)
@@ -222,8 +230,8 @@ static void test_epcm_chain_with_file_id_zero(void)
 
 	for (pass = 0; pass < 5; pass++)
 		for (i = 0; i < 5; i++)
-			ppf_model_event(m, i, out, PPF_MAX_PREDICTIONS);
-	n = ppf_model_event(m, 0, out, PPF_MAX_PREDICTIONS);
+			ppf_model_event(m, 0, 0, i, out, PPF_MAX_PREDICTIONS);
+	n = ppf_model_event(m, 0, 0, 0, out, PPF_MAX_PREDICTIONS);
 	EXPECT(n >= 4, "%u predictions after file 0", n);
 	for (i = 0; i < 4 && i < n; i++)
 		EXPECT(out[i].file == i + 1 && out[i].lead == i + 1,
@@ -284,6 +292,166 @@ static void test_count_saturation_halves(void)
 	ppf_model_destroy(m);
 }
 
+static bool predicts(const struct ppf_prediction *out, unsigned int n, u32 file)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (out[i].file == file)
+			return true;
+	return false;
+}
+
+/*
+ * Two streams, A B C D and V W X Y, interleaved event by event.  As one
+ * stream the model sees A V B W ...: each file's successor is the other
+ * stream's file.  As two contexts, each keeps its own order.
+ */
+static void test_contexts_keep_interleaved_streams_apart(void)
+{
+	static const char one[] = "ABCD", two[] = "VWXY";
+	struct ppf_prediction out[PPF_MAX_PREDICTIONS];
+	enum ppf_model_kind kind;
+	unsigned int i, n;
+
+	for (kind = PPF_MODEL_LAST_SUCCESSOR; kind <= PPF_MODEL_EPCM; kind++) {
+		struct ppf_model *apart = make(kind, 64, kind == PPF_MODEL_EPCM ? 51 : 2, 25);
+		struct ppf_model *mixed = make(kind, 64, kind == PPF_MODEL_EPCM ? 51 : 2, 25);
+
+		for (i = 0; i < 8 * 4; i++) {
+			ppf_model_event(apart, 1, 1, one[i % 4], out, PPF_MAX_PREDICTIONS);
+			ppf_model_event(apart, 2, 2, two[i % 4], out, PPF_MAX_PREDICTIONS);
+			ppf_model_event(mixed, 0, 0, one[i % 4], out, PPF_MAX_PREDICTIONS);
+			ppf_model_event(mixed, 0, 0, two[i % 4], out, PPF_MAX_PREDICTIONS);
+		}
+		n = ppf_model_event(apart, 1, 1, 'A', out, PPF_MAX_PREDICTIONS);
+		EXPECT(n >= 1 && out[0].file == 'B', "%s: context 1 after A: %u, %c",
+		       ppf_model_kind_name(kind), n, n ? out[0].file : '-');
+		n = ppf_model_event(apart, 2, 2, 'V', out, PPF_MAX_PREDICTIONS);
+		EXPECT(n >= 1 && out[0].file == 'W', "%s: context 2 after V: %u, %c",
+		       ppf_model_kind_name(kind), n, n ? out[0].file : '-');
+		n = ppf_model_event(mixed, 0, 0, 'A', out, PPF_MAX_PREDICTIONS);
+		EXPECT(n >= 1 && out[0].file == 'V', "%s: one stream after A: %u, %c",
+		       ppf_model_kind_name(kind), n, n ? out[0].file : '-');
+		EXPECT(ppf_model_check(apart) == NULL, "%s", ppf_model_check(apart));
+		ppf_model_destroy(apart);
+		ppf_model_destroy(mixed);
+	}
+}
+
+/*
+ * A new context starts where its parent is.  Learnt: X Y Z W and Q Y Z V,
+ * alike.  After X Y, Z is followed by W; after Q Y, by V; after Z alone,
+ * by either.  A child whose first event is Z predicts W if its parent had
+ * seen X Y, and both if it has no parent to start from.
+ */
+static void test_contexts_start_from_parent(void)
+{
+	struct ppf_prediction out[PPF_MAX_PREDICTIONS];
+	struct ppf_model *m = make(PPF_MODEL_PCM, 64, 3, 25);
+	unsigned int i, n;
+
+	for (i = 0; i < 6; i++)
+		feed_ctx(m, 1, 1, i % 2 ? "XYZW." : "QYZV.", out);
+	feed_ctx(m, 1, 1, "XY", out);
+	n = feed_ctx(m, 7, 1, "Z", out);
+	EXPECT(n == 1 && out[0].file == 'W', "child of X Y: %u, %c", n,
+	       n ? out[0].file : '-');
+	n = feed_ctx(m, 8, 99, "Z", out);
+	EXPECT(n == 2 && predicts(out, n, 'W') && predicts(out, n, 'V'),
+	       "no parent: %u predictions", n);
+	/* The parent's own place did not move. */
+	n = feed_ctx(m, 1, 1, "Z", out);
+	EXPECT(n == 1 && out[0].file == 'W', "parent: %u", n);
+	ppf_model_destroy(m);
+}
+
+/*
+ * A fork does not count a pattern twice.  Context 1 sees X A; context 2,
+ * its child, starts there; both then see B.  X A B and A B occurred once
+ * (in the child, which continues the stream); B itself was opened twice.
+ * The parent's copy of the walks only follows: it still predicts.
+ */
+static void test_contexts_fork_counts_once(void)
+{
+	struct ppf_prediction out[PPF_MAX_PREDICTIONS];
+	struct ppf_model *m = make(PPF_MODEL_PCM, 16, 2, 25);
+	unsigned int n;
+
+	feed_ctx(m, 1, 1, "XA", out);
+	feed_ctx(m, 2, 1, "B", out);
+	n = feed_ctx(m, 1, 1, "B", out);
+	EXPECT(count_of(m, "XAB") == 1 && count_of(m, "AB") == 1,
+	       "XAB %u AB %u, want 1 1", count_of(m, "XAB"), count_of(m, "AB"));
+	EXPECT(count_of(m, "B") == 2 && count_of(m, "XA") == 1, "B %u XA %u",
+	       count_of(m, "B"), count_of(m, "XA"));
+	EXPECT(n == 0, "nothing follows B yet: %u", n);
+	n = feed_ctx(m, 1, 1, "X", out);
+	EXPECT(n == 1 && out[0].file == 'A', "X predicts A: %u", n);
+	EXPECT(ppf_model_check(m) == NULL, "%s", ppf_model_check(m));
+	ppf_model_destroy(m);
+}
+
+/*
+ * A shell runs cat A, then cat B, round after round, each cat a new
+ * context; the shell opens nothing after its start.  Each cat continues
+ * where the one before it ended, so A -> B is learnt across processes.
+ */
+static void test_contexts_children_in_turn(void)
+{
+	struct ppf_prediction out[PPF_MAX_PREDICTIONS];
+	enum ppf_model_kind kind;
+	unsigned int r, n;
+
+	for (kind = PPF_MODEL_LAST_SUCCESSOR; kind <= PPF_MODEL_EPCM; kind++) {
+		struct ppf_model *m = make(kind, 64, kind == PPF_MODEL_EPCM ? 51 : 2, 25);
+
+		feed_ctx(m, 1, 1, "S", out);
+		for (r = 0; r < 6; r++) {
+			feed_ctx(m, 100 + 2 * r, 1, "A", out);
+			feed_ctx(m, 101 + 2 * r, 1, "B", out);
+		}
+		n = feed_ctx(m, 200, 1, "A", out);
+		EXPECT(n >= 1 && out[0].file == 'B', "%s: cat A predicts %u, %c",
+		       ppf_model_kind_name(kind), n, n ? out[0].file : '-');
+		EXPECT(ppf_model_check(m) == NULL, "%s", ppf_model_check(m));
+		ppf_model_destroy(m);
+	}
+}
+
+/* Room for two contexts: a third makes the least recently used one go. */
+static void test_contexts_reclaim_least_recent(void)
+{
+	struct ppf_prediction out[PPF_MAX_PREDICTIONS];
+	struct ppf_model_params p;
+	struct ppf_model_stats st;
+	struct ppf_model *m;
+	unsigned int i, n;
+	int err;
+
+	ppf_model_params_init_shape(&p, PPF_MODEL_PCM, 16);
+	p.max_contexts = 2;
+	m = ppf_model_create(&p, &err);
+	EXPECT(m != NULL, "create: %d", err);
+	if (!m)
+		return;
+	for (i = 0; i < 4; i++)
+		feed_ctx(m, 1, 1, "AB", out);
+	feed_ctx(m, 1, 1, "A", out);	/* context 1 is at A */
+	feed_ctx(m, 2, 2, "C", out);
+	feed_ctx(m, 3, 3, "D", out);	/* context 1 is the least recent */
+	ppf_model_stats(m, &st);
+	EXPECT(st.contexts == 2 && st.contexts_reclaimed == 1, "%u live, %llu reclaimed",
+	       st.contexts, (unsigned long long)st.contexts_reclaimed);
+	/* Back, context 1 starts again: its A is an order-1 context now. */
+	n = feed_ctx(m, 1, 1, "B", out);
+	EXPECT(n == 1 && out[0].file == 'A', "restarted context: %u", n);
+	EXPECT(count_of(m, "AB") == 4, "AB %u: B after a restart is not after A",
+	       count_of(m, "AB"));
+	EXPECT(ppf_model_check(m) == NULL, "%s", ppf_model_check(m));
+	ppf_model_destroy(m);
+}
+
 static void expect_invalid(struct ppf_model_params p, const char *what)
 {
 	struct ppf_model *m;
@@ -324,6 +492,9 @@ static void test_params_validation(void)
 		p = good; p.max_predictions = 0; expect_invalid(p, "predictions 0");
 		p = good; p.max_predictions = PPF_MAX_PREDICTIONS + 1;
 		expect_invalid(p, "predictions max+1");
+		p = good; p.max_contexts = 0; expect_invalid(p, "contexts 0");
+		p = good; p.max_contexts = PPF_MAX_CONTEXTS + 1;
+		expect_invalid(p, "contexts max+1");
 	}
 	/* Edges that are valid. */
 	p = good; p.partition_size = 2; p.model_order = 1; p.max_nodes = PPF_MIN_NODES;
@@ -366,6 +537,11 @@ static const struct ppf_test tests[] = {
 	{ "last_successor_replaces", test_last_successor_replaces },
 	{ "count_saturation_halves", test_count_saturation_halves },
 	{ "params_validation", test_params_validation },
+	{ "contexts_keep_interleaved_streams_apart", test_contexts_keep_interleaved_streams_apart },
+	{ "contexts_start_from_parent", test_contexts_start_from_parent },
+	{ "contexts_children_in_turn", test_contexts_children_in_turn },
+	{ "contexts_fork_counts_once", test_contexts_fork_counts_once },
+	{ "contexts_reclaim_least_recent", test_contexts_reclaim_least_recent },
 };
 
 int main(int argc, char **argv)

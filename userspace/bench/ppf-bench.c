@@ -87,7 +87,7 @@ static int run_one(int argc, char **argv)
 	if (!m)
 		return 1;
 	for (i = 0; i < n; i++)
-		sink += ppf_model_event(m, ev[i], out, PPF_MAX_PREDICTIONS);
+		sink += ppf_model_event(m, 0, 0, ev[i], out, PPF_MAX_PREDICTIONS);
 	printf("%s %s %u files, %zu events, %llu predictions\n", argv[2], argv[3],
 	       files, n, (unsigned long long)sink);
 	ppf_model_destroy(m);
@@ -144,7 +144,7 @@ int main(int argc, char **argv)
 					if (pass == 2)
 						t0 = now_ns();
 					for (i = 0; i < n; i++)
-						sink += ppf_model_event(m, ev[i], out,
+						sink += ppf_model_event(m, 0, 0, ev[i], out,
 									PPF_MAX_PREDICTIONS);
 					if (pass == 2)
 						t1 = now_ns();

@@ -21,11 +21,14 @@ static int ppf_is_model_event(const struct ppf_trace_event *e)
 /**
  * ppf_event_stream_from_trace() - extract the open/exec sequence
  * @t: a parsed trace
+ * @remap: the file id to give each of @t's files (path_ids.h), or NULL to
+ *	use @t's own numbering
  * @s: filled in; free with ppf_event_stream_free()
  *
  * Return: 0, or -1 if out of memory.
  */
 int ppf_event_stream_from_trace(const struct ppf_trace *t,
+				const uint32_t *remap,
 				struct ppf_event_stream *s)
 {
 	unsigned char *seen;
@@ -33,10 +36,11 @@ int ppf_event_stream_from_trace(const struct ppf_trace *t,
 
 	s->file = calloc(t->nevents ? t->nevents : 1, sizeof(*s->file));
 	s->time_ns = calloc(t->nevents ? t->nevents : 1, sizeof(*s->time_ns));
+	s->pid = calloc(t->nevents ? t->nevents : 1, sizeof(*s->pid));
 	seen = calloc(t->nfiles ? t->nfiles : 1, 1);
 	s->n = 0;
 	s->distinct = 0;
-	if (!s->file || !s->time_ns || !seen) {
+	if (!s->file || !s->time_ns || !s->pid || !seen) {
 		free(seen);
 		ppf_event_stream_free(s);
 		return -1;
@@ -46,8 +50,9 @@ int ppf_event_stream_from_trace(const struct ppf_trace *t,
 
 		if (!ppf_is_model_event(e))
 			continue;
-		s->file[s->n] = e->file;
+		s->file[s->n] = remap ? remap[e->file] : e->file;
 		s->time_ns[s->n] = e->start_ns;
+		s->pid[s->n] = e->pid;
 		s->n++;
 		if (!seen[e->file]) {
 			seen[e->file] = 1;
@@ -66,7 +71,9 @@ void ppf_event_stream_free(struct ppf_event_stream *s)
 {
 	free(s->file);
 	free(s->time_ns);
+	free(s->pid);
 	s->file = NULL;
 	s->time_ns = NULL;
+	s->pid = NULL;
 	s->n = 0;
 }

@@ -14,17 +14,20 @@ struct ppf_trace;
  * struct ppf_event_stream - model events of one trace
  * @file: trace file index of each event (the model's file id)
  * @time_ns: recorded start time of each event
+ * @pid: recorded process (or thread) of each event
  * @n: number of events
  * @distinct: number of distinct files among them
  */
 struct ppf_event_stream {
 	uint32_t *file;
 	uint64_t *time_ns;
+	uint32_t *pid;
 	size_t n;
 	size_t distinct;
 };
 
 int ppf_event_stream_from_trace(const struct ppf_trace *t,
+				const uint32_t *remap,
 				struct ppf_event_stream *s);
 void ppf_event_stream_free(struct ppf_event_stream *s);
 

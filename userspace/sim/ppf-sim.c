@@ -7,7 +7,11 @@
  * reports for the measured pass: predictions, precision, coverage, lead in
  * events and in recorded time, wasted predictions, and the model's memory.
  * --sweep runs a grid of models and shapes, with an oracle row that knows
- * the future, prints one table and writes JSON.  Deterministic: the same
+ * the future, prints one table and writes JSON.  --contexts pid gives each
+ * recorded process its own context (as the kernel's per-task contexts do);
+ * the sweep also scores its EPCM shapes in the other mode.  --train scores
+ * a model trained on other runs of the workload (files matched by path),
+ * so that a parallel build is measured on an interleaving it has not seen.  Deterministic: the same
  * trace and options always print the same numbers.
  */
 #include <errno.h>
@@ -18,12 +22,17 @@
 #include "../../models/ppf_model.h"
 #include "../trace-replay/trace.h"
 #include "event_stream.h"
+#include "path_ids.h"
 #include "score.h"
 
 #define PPF_SIM_ORACLE	(-1)
 
+/* How events are given to the model: one stream, or a context per pid. */
+enum sim_contexts { SIM_CTX_GLOBAL, SIM_CTX_PID };
+
 struct sim_config {
 	int oracle;
+	enum sim_contexts contexts;
 	struct ppf_model_params params;
 	unsigned int passes;
 	unsigned int window;
@@ -103,7 +112,47 @@ static unsigned int oracle_predict(const struct ppf_event_stream *s, size_t i,
 	return n;
 }
 
-static int simulate(const struct ppf_event_stream *s, struct sim_row *row)
+/* Training runs (--train), each fed once per training pass, if any. */
+struct sim_training {
+	struct ppf_event_stream *stream;
+	size_t n;
+};
+
+/* The context and parent of event @i of @s under @cfg. */
+static void event_context(const struct sim_config *cfg,
+			  const struct ppf_event_stream *s, size_t i,
+			  u32 *ctx, u32 *parent)
+{
+	*ctx = 0;
+	*parent = 0;
+	/*
+	 * Traces do not record who started whom: a process seen for the
+	 * first time starts from the stream of the event before it, the
+	 * likeliest parent.
+	 */
+	if (cfg->contexts == SIM_CTX_PID) {
+		*ctx = s->pid[i];
+		*parent = i ? s->pid[i - 1] : *ctx;
+	}
+}
+
+/* Feed a whole stream to @m, to train it. */
+static void train(struct ppf_model *m, const struct sim_config *cfg,
+		  const struct ppf_event_stream *s)
+{
+	struct ppf_prediction out[PPF_MAX_PREDICTIONS];
+	u32 ctx, parent;
+	size_t i;
+
+	for (i = 0; i < s->n; i++) {
+		event_context(cfg, s, i, &ctx, &parent);
+		ppf_model_event(m, ctx, parent, s->file[i], out,
+				PPF_MAX_PREDICTIONS);
+	}
+}
+
+static int simulate(const struct ppf_event_stream *s,
+		    const struct sim_training *tr, struct sim_row *row)
 {
 	struct ppf_prediction out[PPF_MAX_PREDICTIONS];
 	const struct sim_config *cfg = &row->cfg;
@@ -127,12 +176,19 @@ static int simulate(const struct ppf_event_stream *s, struct sim_row *row)
 	for (pass = 0; pass <= cfg->passes; pass++) {
 		int measured = pass == cfg->passes;
 
+		if (!measured && tr->n) {
+			for (i = 0; m && i < tr->n; i++)
+				train(m, cfg, &tr->stream[i]);
+			continue;
+		}
 		for (i = 0; i < s->n; i++) {
+			u32 ctx, parent;
 			unsigned int n;
 
+			event_context(cfg, s, i, &ctx, &parent);
 			if (m)
-				n = ppf_model_event(m, s->file[i], out,
-						    PPF_MAX_PREDICTIONS);
+				n = ppf_model_event(m, ctx, parent, s->file[i],
+						    out, PPF_MAX_PREDICTIONS);
 			else
 				n = measured ? oracle_predict(s, i,
 						cfg->params.max_predictions,
@@ -167,6 +223,11 @@ static const char *row_model(const struct sim_row *r)
 	return r->cfg.oracle ? "oracle" : ppf_model_kind_name(r->cfg.params.kind);
 }
 
+static const char *row_contexts(const struct sim_row *r)
+{
+	return r->cfg.contexts == SIM_CTX_PID ? "pid" : "global";
+}
+
 static double ratio(uint64_t a, uint64_t b)
 {
 	return b ? (double)a / (double)b : 0.0;
@@ -174,8 +235,8 @@ static double ratio(uint64_t a, uint64_t b)
 
 static void print_header(void)
 {
-	printf("%-10s %-14s %5s %5s %4s %7s %6s %9s %7s %7s %6s %8s %8s %8s %8s\n",
-	       "trace", "model", "ps", "order", "thr", "events", "files",
+	printf("%-10s %-14s %-6s %5s %5s %4s %7s %6s %9s %7s %7s %6s %8s %8s %8s %8s\n",
+	       "trace", "model", "ctx", "ps", "order", "thr", "events", "files",
 	       "predict", "precis", "cover", "lead", "lead_ms", "lead_p50",
 	       "wasted", "nodes");
 }
@@ -192,8 +253,8 @@ static void print_row(const struct sim_row *r)
 		snprintf(order, sizeof(order), "%u", p->model_order);
 		snprintf(thr, sizeof(thr), "%u", p->threshold_pct);
 	}
-	printf("%-10.10s %-14s %5s %5s %4s %7llu %6llu %9llu %6.1f%% %6.1f%% %6.2f %8.2f %8.2f %8llu %8llu\n",
-	       r->trace, row_model(r), ps, order, thr,
+	printf("%-10.10s %-14s %-6s %5s %5s %4s %7llu %6llu %9llu %6.1f%% %6.1f%% %6.2f %8.2f %8.2f %8llu %8llu\n",
+	       r->trace, row_model(r), row_contexts(r), ps, order, thr,
 	       (unsigned long long)sc->events, (unsigned long long)r->distinct,
 	       (unsigned long long)sc->predictions,
 	       100.0 * ratio(sc->correct, sc->predictions),
@@ -210,7 +271,8 @@ static void json_row(FILE *f, const struct sim_row *r, int last)
 	const struct ppf_score *sc = &r->score;
 	const struct ppf_model_params *p = &r->cfg.params;
 
-	fprintf(f, "    {\"trace\": \"%s\", \"model\": \"%s\", ", r->trace, row_model(r));
+	fprintf(f, "    {\"trace\": \"%s\", \"model\": \"%s\", \"contexts\": \"%s\", ",
+		r->trace, row_model(r), row_contexts(r));
 	if (!r->cfg.oracle)
 		fprintf(f, "\"partition_size\": %u, \"model_order\": %u, "
 			"\"threshold_pct\": %u, \"max_nodes\": %u, ",
@@ -250,6 +312,10 @@ static void usage(FILE *f)
 		"  -w, --window K            a prediction counts if the file comes\n"
 		"                            within K events (16)\n"
 		"  -r, --passes N            training passes before the measured one (3)\n"
+		"  -c, --contexts MODE       global: one stream (the paper's); pid: a\n"
+		"                            context per recorded process (global)\n"
+		"  -T, --train TRACE         train on this run instead of the measured\n"
+		"                            trace (repeatable; files matched by path)\n"
 		"  -s, --sweep               last successor, PCM and EPCM over a grid,\n"
 		"                            and the oracle\n"
 		"      --sizes LIST          sweep partition sizes (4,8,16,32,64)\n"
@@ -268,6 +334,8 @@ struct sim_args {
 	const char *json;
 	char **traces;
 	size_t ntraces;
+	const char *train[16];
+	size_t ntrain;
 };
 
 /* Options given as numbers; -1 where not given. */
@@ -289,6 +357,8 @@ static int parse_options(int argc, char **argv, struct sim_args *a,
 		{ "max-predictions", required_argument, NULL, 'P' },
 		{ "window", required_argument, NULL, 'w' },
 		{ "passes", required_argument, NULL, 'r' },
+		{ "contexts", required_argument, NULL, 'c' },
+		{ "train", required_argument, NULL, 'T' },
 		{ "sweep", no_argument, NULL, 's' },
 		{ "sizes", required_argument, NULL, 'S' },
 		{ "orders", required_argument, NULL, 'O' },
@@ -298,7 +368,7 @@ static int parse_options(int argc, char **argv, struct sim_args *a,
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "m:p:o:t:n:P:w:r:sj:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "m:p:o:t:n:P:w:r:c:T:sj:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'm': o->model = optarg; break;
 		case 'p': o->ps = parse_num("--partition-size", optarg,
@@ -309,6 +379,19 @@ static int parse_options(int argc, char **argv, struct sim_args *a,
 		case 'P': o->max_pred = parse_num("--max-predictions", optarg, 1, PPF_MAX_PREDICTIONS); break;
 		case 'w': a->base.window = parse_num("--window", optarg, 1, 1u << 20); break;
 		case 'r': a->base.passes = parse_num("--passes", optarg, 0, 1000); break;
+		case 'c':
+			if (strcmp(optarg, "global") == 0)
+				a->base.contexts = SIM_CTX_GLOBAL;
+			else if (strcmp(optarg, "pid") == 0)
+				a->base.contexts = SIM_CTX_PID;
+			else
+				die("--contexts %s: not global or pid", optarg);
+			break;
+		case 'T':
+			if (a->ntrain == ARRAY_SIZE(a->train))
+				die("%s", "--train: at most 16 runs");
+			a->train[a->ntrain++] = optarg;
+			break;
 		case 's': a->sweep = 1; break;
 		case 'S': a->nsizes = parse_list("--sizes", optarg, a->sizes, 16); break;
 		case 'O': a->norders = parse_list("--orders", optarg, a->orders, 16); break;
@@ -389,7 +472,7 @@ static int parse_args(int argc, char **argv, struct sim_args *a)
 static struct sim_config *build_sweep(const struct sim_args *a, size_t *ncfgs)
 {
 	const struct sim_config *base = &a->base;
-	size_t cap = a->sweep ? 2 + a->nsizes * (a->norders + 1) : 1, n = 0;
+	size_t cap = a->sweep ? 2 + a->nsizes * (a->norders + 2) : 1, n = 0;
 	struct sim_config *cfgs = calloc(cap, sizeof(*cfgs));
 
 	if (!cfgs)
@@ -425,6 +508,11 @@ static struct sim_config *build_sweep(const struct sim_args *a, size_t *ncfgs)
 		cfgs[n].params.model_order = ppf_model_default_order(PPF_MODEL_EPCM,
 								     a->sizes[i]);
 		n++;
+		/* The same shape with contexts the other way. */
+		cfgs[n] = cfgs[n - 1];
+		cfgs[n].contexts = base->contexts == SIM_CTX_PID ? SIM_CTX_GLOBAL
+								 : SIM_CTX_PID;
+		n++;
 	}
 	cfgs[n] = *base;
 	cfgs[n].oracle = 1;
@@ -440,27 +528,51 @@ static struct sim_config *build_sweep(const struct sim_args *a, size_t *ncfgs)
  * Every configuration on one trace: print each row, append it to rows.
  * Returns 0, or -1 if the trace cannot be loaded; *failed if a row failed.
  */
-static int run_trace(const char *path, const struct sim_config *cfgs, size_t ncfgs,
-		     struct sim_row *rows, size_t *nrows, int *failed)
+/*
+ * Load one trace's model events, its files numbered by @ids if given.
+ * Returns 0, or -1 after printing why.
+ */
+static int load_stream(const char *path, struct ppf_path_ids *ids,
+		       struct ppf_event_stream *s, char **name)
 {
-	struct ppf_event_stream s;
+	uint32_t *remap = NULL;
 	struct ppf_trace *tr;
 	char err[512];
-	const char *name;
 
 	if (ppf_trace_load(path, &tr, err, sizeof(err))) {
 		fprintf(stderr, "ppf-sim: %s\n", err);
 		return -1;
 	}
-	if (ppf_event_stream_from_trace(tr, &s))
+	if ((ids && ppf_path_ids_map(ids, tr, &remap)) ||
+	    ppf_event_stream_from_trace(tr, remap, s))
 		die("%s", "out of memory");
-	name = tr->name ? tr->name : path;
+	if (name)
+		*name = strdup(tr->name ? tr->name : path);
+	free(remap);
+	ppf_trace_free(tr);
+	return 0;
+}
+
+/*
+ * Every configuration on one trace: print each row, append it to rows.
+ * Returns 0, or -1 if the trace cannot be loaded; *failed if a row failed.
+ */
+static int run_trace(const char *path, const struct sim_training *training,
+		     struct ppf_path_ids *ids, const struct sim_config *cfgs,
+		     size_t ncfgs, struct sim_row *rows, size_t *nrows,
+		     int *failed)
+{
+	struct ppf_event_stream s;
+	char *name;
+
+	if (load_stream(path, training->n ? ids : NULL, &s, &name))
+		return -1;
 	for (size_t i = 0; i < ncfgs; i++) {
 		struct sim_row *r = &rows[*nrows];
 
 		r->trace = strdup(name);
 		r->cfg = cfgs[i];
-		if (simulate(&s, r)) {
+		if (simulate(&s, training, r)) {
 			*failed = 1;
 			continue;
 		}
@@ -468,8 +580,8 @@ static int run_trace(const char *path, const struct sim_config *cfgs, size_t ncf
 		fflush(stdout);
 		(*nrows)++;
 	}
+	free(name);
 	ppf_event_stream_free(&s);
-	ppf_trace_free(tr);
 	return 0;
 }
 
@@ -495,6 +607,8 @@ static int write_json(const char *path, const struct sim_row *rows, size_t nrows
 
 int main(int argc, char **argv)
 {
+	struct sim_training training;
+	struct ppf_path_ids ids;
 	struct sim_config *cfgs;
 	struct sim_row *rows;
 	struct sim_args a;
@@ -509,10 +623,23 @@ int main(int argc, char **argv)
 	if (!rows)
 		die("%s", "out of memory");
 
+	ppf_path_ids_init(&ids);
+	training.n = a.ntrain;
+	training.stream = calloc(a.ntrain ? a.ntrain : 1, sizeof(*training.stream));
+	if (!training.stream)
+		die("%s", "out of memory");
+	for (size_t t = 0; t < a.ntrain; t++)
+		if (load_stream(a.train[t], &ids, &training.stream[t], NULL))
+			return 1;
 	print_header();
 	for (size_t t = 0; t < a.ntraces; t++)
-		if (run_trace(a.traces[t], cfgs, ncfgs, rows, &nrows, &failed))
+		if (run_trace(a.traces[t], &training, &ids, cfgs, ncfgs, rows,
+			      &nrows, &failed))
 			return 1;
+	for (size_t t = 0; t < a.ntrain; t++)
+		ppf_event_stream_free(&training.stream[t]);
+	free(training.stream);
+	ppf_path_ids_free(&ids);
 	if (a.json && write_json(a.json, rows, nrows))
 		return 1;
 	for (size_t i = 0; i < nrows; i++) {

@@ -23,14 +23,15 @@ accept() {
 
 for name in enabled partition_size model_order threshold max_prefetch_kb \
 	    default_prefetch_kb max_inflight_kb memory_kb max_files backoff \
-	    metadata lookahead reset; do
+	    metadata lookahead max_contexts reset; do
 	check "$name: negative refused" refuse $name -1
 	check "$name: huge refused" refuse $name 99999999999
 	check "$name: non-numeric refused" refuse $name abc
 	check "$name: empty refused" refuse $name ""
 done
 for name in partition_size model_order threshold max_prefetch_kb \
-	    default_prefetch_kb max_inflight_kb max_files lookahead reset; do
+	    default_prefetch_kb max_inflight_kb max_files lookahead max_contexts \
+	    reset; do
 	check "$name: zero refused" refuse $name 0
 done
 check "enabled: 2 refused" refuse enabled 2
@@ -53,6 +54,18 @@ check "lookahead: 64 by default" eq "$(cat $PPF/lookahead)" 64
 check "lookahead: 65 refused" refuse lookahead 65
 check "lookahead: 1 accepted" accept lookahead 1
 check "lookahead: 64 accepted" accept lookahead 64
+check "contexts: task by default" eq "$(cat $PPF/contexts)" task
+check "contexts: unknown name refused" refuse contexts thread
+check "contexts: names are exact" refuse contexts Task
+check "contexts: empty refused" refuse contexts ""
+check "contexts: process accepted" accept contexts process
+check "contexts: global accepted" accept contexts global
+check "contexts: task accepted" accept contexts task
+check "max_contexts: 64 by default" eq "$(cat $PPF/max_contexts)" 64
+check "max_contexts: 4097 refused" refuse max_contexts 4097
+check "max_contexts: 1 accepted" accept max_contexts 1
+check "max_contexts: 4096 accepted" accept max_contexts 4096
+check "max_contexts: 64 accepted" accept max_contexts 64
 
 check "model: unknown name refused" refuse model ppm
 check "model: names are exact" refuse model EPCM

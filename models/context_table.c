@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * context_table.c - context ids to a model's context slots
+ *
+ * See context_table.h.  The hash is the same multiplicative hash as the
+ * file index's: pids are dense small integers.
+ */
+#include "context_table.h"
+
+static u32 ppf_ctx_buckets_for(u32 slots)
+{
+	u32 buckets = 4;
+
+	/* At most half full: probe runs stay short. */
+	while (buckets < 2 * slots)
+		buckets <<= 1;
+	return buckets;
+}
+
+static inline u32 ppf_ctx_home(const struct ppf_ctx_table *t, u32 id)
+{
+	return (id * 0x9e3779b1u) & t->mask;
+}
+
+/**
+ * ppf_ctx_table_bytes() - memory a table of @slots slots takes
+ * @slots: number of context slots
+ *
+ * Return: bytes.
+ */
+u64 ppf_ctx_table_bytes(u32 slots)
+{
+	return (u64)slots * (3 * sizeof(u32) + sizeof(u64)) +
+	       (u64)ppf_ctx_buckets_for(slots) * sizeof(u32);
+}
+
+/**
+ * ppf_ctx_table_clear() - forget every context
+ * @t: the table
+ */
+void ppf_ctx_table_clear(struct ppf_ctx_table *t)
+{
+	memset(t->used, 0, (size_t)t->slots * sizeof(*t->used));
+	memset(t->child, 0xff, (size_t)t->slots * sizeof(*t->child));
+	memset(t->bucket, 0xff, ((size_t)t->mask + 1) * sizeof(*t->bucket));
+	t->live = 0;
+	t->last_slot = PPF_CTX_NONE;
+}
+
+/**
+ * ppf_ctx_table_init() - allocate an empty table
+ * @t: the table to set up
+ * @slots: number of context slots, at least 1
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int ppf_ctx_table_init(struct ppf_ctx_table *t, u32 slots)
+{
+	u32 buckets = ppf_ctx_buckets_for(slots);
+
+	memset(t, 0, sizeof(*t));
+	t->id = ppf_zalloc((size_t)slots * sizeof(*t->id));
+	t->used = ppf_zalloc((size_t)slots * sizeof(*t->used));
+	t->bucket = ppf_zalloc((size_t)buckets * sizeof(*t->bucket));
+	t->child = ppf_zalloc((size_t)slots * sizeof(*t->child));
+	t->child_id = ppf_zalloc((size_t)slots * sizeof(*t->child_id));
+	if (!t->id || !t->used || !t->bucket || !t->child || !t->child_id) {
+		ppf_ctx_table_release(t);
+		return -ENOMEM;
+	}
+	t->slots = slots;
+	t->mask = buckets - 1;
+	ppf_ctx_table_clear(t);
+	return 0;
+}
+
+/**
+ * ppf_ctx_table_release() - free the table's memory
+ * @t: the table
+ */
+void ppf_ctx_table_release(struct ppf_ctx_table *t)
+{
+	ppf_free(t->id);
+	ppf_free(t->used);
+	ppf_free(t->bucket);
+	ppf_free(t->child);
+	ppf_free(t->child_id);
+	t->id = NULL;
+	t->used = NULL;
+	t->bucket = NULL;
+	t->child = NULL;
+	t->child_id = NULL;
+}
+
+/* The bucket holding @id, or the empty bucket where its probe run ends. */
+static u32 ppf_ctx_probe(const struct ppf_ctx_table *t, u32 id)
+{
+	u32 pos = ppf_ctx_home(t, id);
+
+	while (t->bucket[pos] != PPF_CTX_NONE && t->id[t->bucket[pos]] != id)
+		pos = (pos + 1) & t->mask;
+	return pos;
+}
+
+/**
+ * ppf_ctx_table_find() - the slot of a live context
+ * @t: the table
+ * @id: the context id
+ *
+ * Return: its slot, or PPF_CTX_NONE if @id is not live.
+ */
+u32 ppf_ctx_table_find(const struct ppf_ctx_table *t, u32 id)
+{
+	if (t->last_slot != PPF_CTX_NONE && t->last_id == id)
+		return t->last_slot;
+	return t->bucket[ppf_ctx_probe(t, id)];
+}
+
+/* Take @id out of the hash, closing the gap its bucket leaves. */
+static void ppf_ctx_unhash(struct ppf_ctx_table *t, u32 id)
+{
+	u32 hole = ppf_ctx_probe(t, id), pos = hole;
+
+	for (;;) {
+		u32 home;
+
+		pos = (pos + 1) & t->mask;
+		if (t->bucket[pos] == PPF_CTX_NONE)
+			break;
+		home = ppf_ctx_home(t, t->id[t->bucket[pos]]);
+		/* Move the entry back unless its home lies in (hole, pos]. */
+		if (((pos - home) & t->mask) >= ((pos - hole) & t->mask)) {
+			t->bucket[hole] = t->bucket[pos];
+			hole = pos;
+		}
+	}
+	t->bucket[hole] = PPF_CTX_NONE;
+}
+
+/* A slot for a new context: a free one, else the least recently used. */
+static u32 ppf_ctx_take_slot(struct ppf_ctx_table *t)
+{
+	u32 i, victim = 0;
+
+	if (t->live < t->slots) {
+		for (i = 0; i < t->slots; i++)
+			if (!t->used[i])
+				break;
+		t->live++;
+		return i;
+	}
+	for (i = 1; i < t->slots; i++)
+		if (t->used[i] < t->used[victim])
+			victim = i;
+	ppf_ctx_unhash(t, t->id[victim]);
+	t->reclaimed++;
+	return victim;
+}
+
+/**
+ * ppf_ctx_table_get() - the slot of a context, made live if it is not
+ * @t: the table
+ * @id: the context id
+ * @fresh: set to true if the slot was just given to @id: its state is
+ *	whatever the slot held before (a forgotten context's, or nothing), and
+ *	the caller sets it up
+ *
+ * Counts one event on the table's clock.  May forget the least recently
+ * used context to make room.
+ *
+ * Return: the slot.
+ */
+u32 ppf_ctx_table_get(struct ppf_ctx_table *t, u32 id, bool *fresh)
+{
+	u32 slot, pos;
+
+	t->clock++;
+	*fresh = false;
+	if (t->last_slot != PPF_CTX_NONE && t->last_id == id) {
+		slot = t->last_slot;
+	} else {
+		pos = ppf_ctx_probe(t, id);
+		slot = t->bucket[pos];
+		if (slot == PPF_CTX_NONE) {
+			slot = ppf_ctx_take_slot(t);
+			t->id[slot] = id;
+			t->child[slot] = PPF_CTX_NONE;
+			t->made++;
+			/* Taking the slot may have moved buckets: probe again. */
+			t->bucket[ppf_ctx_probe(t, id)] = slot;
+			*fresh = true;
+		}
+		t->last_id = id;
+		t->last_slot = slot;
+	}
+	t->used[slot] = t->clock;
+	return slot;
+}
+
+/**
+ * ppf_ctx_table_note_child() - remember a context's latest child
+ * @t: the table
+ * @parent: the parent's slot, live
+ * @child: the slot of the context whose event this is, live
+ */
+void ppf_ctx_table_note_child(struct ppf_ctx_table *t, u32 parent, u32 child)
+{
+	t->child[parent] = child;
+	t->child_id[parent] = t->id[child];
+}
+
+/* How far down a family ppf_ctx_table_latest() looks. */
+#define PPF_CTX_MAX_GENERATIONS	8
+
+/**
+ * ppf_ctx_table_latest() - where a new child of a context should start
+ * @t: the table
+ * @slot: the parent's slot, live
+ * @self: the new child's slot, never returned
+ *
+ * The family's most recent stream: the parent, or, if its latest child
+ * has had an event since the parent's last one, that child or in turn its
+ * latest child, a few generations down.  For a parent that runs one child
+ * after another (a shell, make -j1), each child continues where the one
+ * before it, and the grandchildren that one started, ended.
+ *
+ * Return: the slot to start from.
+ */
+u32 ppf_ctx_table_latest(const struct ppf_ctx_table *t, u32 slot, u32 self)
+{
+	u32 hops;
+
+	for (hops = 0; hops < PPF_CTX_MAX_GENERATIONS; hops++) {
+		u32 c = t->child[slot];
+
+		if (c == PPF_CTX_NONE || c == self || !t->used[c] ||
+		    t->id[c] != t->child_id[slot] || t->used[c] < t->used[slot])
+			break;
+		slot = c;
+	}
+	return slot;
+}
+
+/**
+ * ppf_ctx_table_check() - verify the table's invariants
+ * @t: the table
+ *
+ * Return: NULL if they hold, else what is broken.
+ */
+const char *ppf_ctx_table_check(const struct ppf_ctx_table *t)
+{
+	u32 i, live = 0, hashed = 0;
+
+	for (i = 0; i < t->slots; i++) {
+		if (!t->used[i])
+			continue;
+		live++;
+		if (t->used[i] > t->clock)
+			return "context used after the table's clock";
+		if (t->bucket[ppf_ctx_probe(t, t->id[i])] != i)
+			return "live context not found by its id";
+		if (t->child[i] != PPF_CTX_NONE && t->child[i] >= t->slots)
+			return "latest child out of range";
+	}
+	for (i = 0; i <= t->mask; i++) {
+		if (t->bucket[i] == PPF_CTX_NONE)
+			continue;
+		hashed++;
+		if (t->bucket[i] >= t->slots || !t->used[t->bucket[i]])
+			return "hash bucket names a free slot";
+	}
+	if (live != t->live || hashed != live)
+		return "live context count out of step";
+	if (t->last_slot != PPF_CTX_NONE &&
+	    (t->last_slot >= t->slots || !t->used[t->last_slot] ||
+	     t->id[t->last_slot] != t->last_id))
+		return "cached last context is stale";
+	return NULL;
+}
