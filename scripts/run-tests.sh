@@ -57,7 +57,7 @@ python_checks() {
 	[[ -n "$line" ]] || line="0 passed, 1 failed"
 	p=${line%% passed*}
 	f=${line#*passed, }; f=${f%% failed*}
-	if mypy eval tests/kernel tests/vm tests/devices userspace/trace-replay/ppftrace; then
+	if mypy eval tests/kernel tests/vm tests/devices tests/sim userspace/trace-replay/ppftrace; then
 		p=$((p + 1))
 	else
 		f=$((f + 1)); rc=1

@@ -2,6 +2,8 @@
 import json
 import os
 import subprocess
+from pathlib import Path
+from typing import Any, Dict, List, Tuple
 
 import pytest
 
@@ -11,7 +13,7 @@ SIM = os.path.join(BUILD, "ppf-sim")
 GLIMPSE = os.path.join(TOP, "eval", "workloads", "glimpse", "glimpse.trace.gz")
 
 
-def write_trace(tmp_path, files, name="hand"):
+def write_trace(tmp_path: Path, files: List[str], name: str = "hand") -> str:
     """A trace whose only events are successful opens of `files` in order."""
     ids = {f: i for i, f in enumerate(sorted(set(files)))}
     lines = ["ppf-trace 1", "meta name %s" % name]
@@ -25,20 +27,21 @@ def write_trace(tmp_path, files, name="hand"):
     return str(p)
 
 
-def sim(*args, check=True):
+def sim(*args: str, check: bool = True) -> "subprocess.CompletedProcess[str]":
     r = subprocess.run([SIM, *args], capture_output=True, text=True)
     if check:
         assert r.returncode == 0, r.stderr
     return r
 
 
-def rows(tmp_path, *args):
+def rows(tmp_path: Path, *args: str) -> List[Dict[str, Any]]:
     out = tmp_path / "out.json"
     sim("--json", str(out), *args)
-    return json.loads(out.read_text())["results"]
+    results: List[Dict[str, Any]] = json.loads(out.read_text())["results"]
+    return results
 
 
-def test_last_successor_scoring_by_hand(tmp_path):
+def test_last_successor_scoring_by_hand(tmp_path: Path) -> None:
     # A B A B A B, no training, window 1: predictions at events 2..5
     # (A->B, B->A, A->B, B->A); the last has no next event to come true.
     tr = write_trace(tmp_path, list("ABABAB"))
@@ -50,7 +53,7 @@ def test_last_successor_scoring_by_hand(tmp_path):
     assert r["lead_ms_mean"] == pytest.approx(1.0)
 
 
-def test_training_passes_help(tmp_path):
+def test_training_passes_help(tmp_path: Path) -> None:
     tr = write_trace(tmp_path, list("ABCDEFGH") * 8)
     cold = rows(tmp_path, "-m", "epcm", "-p", "16", "--passes", "0", tr)[0]
     warm = rows(tmp_path, "-m", "epcm", "-p", "16", "--passes", "3", tr)[0]
@@ -64,7 +67,7 @@ def test_training_passes_help(tmp_path):
     assert warm["lead_events_mean"] > 8
 
 
-def test_oracle_bounds_everything(tmp_path):
+def test_oracle_bounds_everything(tmp_path: Path) -> None:
     results = rows(tmp_path, "--sweep", "--sizes", "4,8", "--orders", "1,2", GLIMPSE)
     models = {r["model"] for r in results}
     assert models == {"last_successor", "pcm", "epcm", "oracle"}
@@ -75,7 +78,7 @@ def test_oracle_bounds_everything(tmp_path):
         assert r["events"] == oracle["events"]
 
 
-def test_deterministic(tmp_path):
+def test_deterministic(tmp_path: Path) -> None:
     a = sim("-m", "pcm", GLIMPSE).stdout
     b = sim("-m", "pcm", GLIMPSE).stdout
     assert a == b and "pcm" in a
@@ -90,13 +93,13 @@ def test_deterministic(tmp_path):
     (["-m", "ppm"], "--model ppm: not last_successor, pcm, epcm or oracle"),
     (["-n", "99999999999"], "--max-nodes 99999999999: not a number"),
 ])
-def test_bad_options_refused(args, message):
+def test_bad_options_refused(args: List[str], message: str) -> None:
     r = sim(*args, GLIMPSE, check=False)
     assert r.returncode == 2
     assert message in r.stderr
 
 
-def test_malformed_trace_names_the_line(tmp_path):
+def test_malformed_trace_names_the_line(tmp_path: Path) -> None:
     p = tmp_path / "bad.trace"
     p.write_text("ppf-trace 1\nfile 0 10 pre a\n0 5 1 open 7 0x0 3\n")
     r = sim(str(p), check=False)
@@ -104,7 +107,8 @@ def test_malformed_trace_names_the_line(tmp_path):
     assert "bad.trace:3:" in r.stderr
 
 
-def write_procs_trace(tmp_path, events, name, numbering=1):
+def write_procs_trace(tmp_path: Path, events: List[Tuple[int, str]], name: str,
+                      numbering: int = 1) -> str:
     """A trace of successful opens by several processes: events are
     (pid, path); file ids follow the paths' sorted order times `numbering`
     (so that two traces can number the same files differently)."""
@@ -122,7 +126,7 @@ def write_procs_trace(tmp_path, events, name, numbering=1):
     return str(p)
 
 
-def interleaved(seed, rounds=12):
+def interleaved(seed: int, rounds: int = 12) -> List[Tuple[int, str]]:
     """Two processes, each opening its own cycle of files, their opens
     interleaved at random (a different interleaving for each seed)."""
     import random
@@ -142,7 +146,7 @@ def interleaved(seed, rounds=12):
     return events
 
 
-def test_contexts_per_pid_keep_interleaved_processes_apart(tmp_path):
+def test_contexts_per_pid_keep_interleaved_processes_apart(tmp_path: Path) -> None:
     # Trained on two interleavings, measured on a third: as one stream
     # the order of the two processes' opens is new each time; per pid
     # each keeps its cycle.  One prediction per event, good for 4 events,
@@ -159,7 +163,7 @@ def test_contexts_per_pid_keep_interleaved_processes_apart(tmp_path):
         assert pid["coverage"] > 0.9, model
 
 
-def test_train_matches_files_by_path(tmp_path):
+def test_train_matches_files_by_path(tmp_path: Path) -> None:
     # The training run numbers its files the other way round: matched by
     # path, it teaches the cycle all the same.
     cycle = [(1, f) for f in "ABCDEFGH" * 6]
@@ -171,13 +175,13 @@ def test_train_matches_files_by_path(tmp_path):
     assert warm["covered"] > cold["covered"]
 
 
-def test_sweep_reports_both_context_modes(tmp_path):
+def test_sweep_reports_both_context_modes(tmp_path: Path) -> None:
     results = rows(tmp_path, "--sweep", "--sizes", "4", "--orders", "1", GLIMPSE)
     epcm = {r["contexts"] for r in results if r["model"] == "epcm"}
     assert epcm == {"global", "pid"}
 
 
-def test_bad_contexts_and_train_refused(tmp_path):
+def test_bad_contexts_and_train_refused(tmp_path: Path) -> None:
     r = sim("--contexts", "thread", GLIMPSE, check=False)
     assert r.returncode == 2 and "--contexts thread: not global or pid" in r.stderr
     r = sim("--train", str(tmp_path / "missing.trace"), GLIMPSE, check=False)
