@@ -30,7 +30,7 @@ static inline u32 ppf_ctx_home(const struct ppf_ctx_table *t, u32 id)
  */
 u64 ppf_ctx_table_bytes(u32 slots)
 {
-	return (u64)slots * (3 * sizeof(u32) + sizeof(u64)) +
+	return (u64)slots * (3 * sizeof(u32) + 2 * sizeof(u64)) +
 	       (u64)ppf_ctx_buckets_for(slots) * sizeof(u32);
 }
 
@@ -61,10 +61,12 @@ int ppf_ctx_table_init(struct ppf_ctx_table *t, u32 slots)
 	memset(t, 0, sizeof(*t));
 	t->id = ppf_zalloc((size_t)slots * sizeof(*t->id));
 	t->used = ppf_zalloc((size_t)slots * sizeof(*t->used));
+	t->own = ppf_zalloc((size_t)slots * sizeof(*t->own));
 	t->bucket = ppf_zalloc((size_t)buckets * sizeof(*t->bucket));
 	t->child = ppf_zalloc((size_t)slots * sizeof(*t->child));
 	t->child_id = ppf_zalloc((size_t)slots * sizeof(*t->child_id));
-	if (!t->id || !t->used || !t->bucket || !t->child || !t->child_id) {
+	if (!t->id || !t->used || !t->own || !t->bucket || !t->child ||
+	    !t->child_id) {
 		ppf_ctx_table_release(t);
 		return -ENOMEM;
 	}
@@ -82,11 +84,13 @@ void ppf_ctx_table_release(struct ppf_ctx_table *t)
 {
 	ppf_free(t->id);
 	ppf_free(t->used);
+	ppf_free(t->own);
 	ppf_free(t->bucket);
 	ppf_free(t->child);
 	ppf_free(t->child_id);
 	t->id = NULL;
 	t->used = NULL;
+	t->own = NULL;
 	t->bucket = NULL;
 	t->child = NULL;
 	t->child_id = NULL;
@@ -100,20 +104,6 @@ static u32 ppf_ctx_probe(const struct ppf_ctx_table *t, u32 id)
 	while (t->bucket[pos] != PPF_CTX_NONE && t->id[t->bucket[pos]] != id)
 		pos = (pos + 1) & t->mask;
 	return pos;
-}
-
-/**
- * ppf_ctx_table_find() - the slot of a live context
- * @t: the table
- * @id: the context id
- *
- * Return: its slot, or PPF_CTX_NONE if @id is not live.
- */
-u32 ppf_ctx_table_find(const struct ppf_ctx_table *t, u32 id)
-{
-	if (t->last_slot != PPF_CTX_NONE && t->last_id == id)
-		return t->last_slot;
-	return t->bucket[ppf_ctx_probe(t, id)];
 }
 
 /* Take @id out of the hash, closing the gap its bucket leaves. */
@@ -157,8 +147,32 @@ static u32 ppf_ctx_take_slot(struct ppf_ctx_table *t)
 	return victim;
 }
 
+/* The slot of @id, made live (child and own stamp cleared) if it is not. */
+static u32 ppf_ctx_table_slot(struct ppf_ctx_table *t, u32 id, bool *fresh)
+{
+	u32 slot;
+
+	*fresh = false;
+	if (t->last_slot != PPF_CTX_NONE && t->last_id == id)
+		return t->last_slot;
+	slot = t->bucket[ppf_ctx_probe(t, id)];
+	if (slot == PPF_CTX_NONE) {
+		slot = ppf_ctx_take_slot(t);
+		if (t->last_slot == slot)
+			t->last_slot = PPF_CTX_NONE;	/* its context is gone */
+		t->id[slot] = id;
+		t->child[slot] = PPF_CTX_NONE;
+		t->own[slot] = 0;
+		t->made++;
+		/* Taking the slot may have moved buckets: probe again. */
+		t->bucket[ppf_ctx_probe(t, id)] = slot;
+		*fresh = true;
+	}
+	return slot;
+}
+
 /**
- * ppf_ctx_table_get() - the slot of a context, made live if it is not
+ * ppf_ctx_table_get() - the slot of a context that has an event, made live
  * @t: the table
  * @id: the context id
  * @fresh: set to true if the slot was just given to @id: its state is
@@ -172,28 +186,36 @@ static u32 ppf_ctx_take_slot(struct ppf_ctx_table *t)
  */
 u32 ppf_ctx_table_get(struct ppf_ctx_table *t, u32 id, bool *fresh)
 {
-	u32 slot, pos;
+	u32 slot;
 
 	t->clock++;
-	*fresh = false;
-	if (t->last_slot != PPF_CTX_NONE && t->last_id == id) {
-		slot = t->last_slot;
-	} else {
-		pos = ppf_ctx_probe(t, id);
-		slot = t->bucket[pos];
-		if (slot == PPF_CTX_NONE) {
-			slot = ppf_ctx_take_slot(t);
-			t->id[slot] = id;
-			t->child[slot] = PPF_CTX_NONE;
-			t->made++;
-			/* Taking the slot may have moved buckets: probe again. */
-			t->bucket[ppf_ctx_probe(t, id)] = slot;
-			*fresh = true;
-		}
-		t->last_id = id;
-		t->last_slot = slot;
-	}
+	slot = ppf_ctx_table_slot(t, id, fresh);
+	t->last_id = id;
+	t->last_slot = slot;
 	t->used[slot] = t->clock;
+	t->own[slot] = t->clock;
+	return slot;
+}
+
+/**
+ * ppf_ctx_table_anchor() - the slot of a context whose child has an event
+ * @t: the table
+ * @id: the parent's context id
+ * @fresh: as for ppf_ctx_table_get()
+ *
+ * A parent that opens nothing itself (a shell running one program after
+ * another) is made live all the same, to tie its children's streams
+ * together (ppf_ctx_table_latest()).  Marks it used, not as having had an
+ * event.  Call it before ppf_ctx_table_get() for the child, so that making
+ * room for the child does not forget its parent.
+ *
+ * Return: the slot.
+ */
+u32 ppf_ctx_table_anchor(struct ppf_ctx_table *t, u32 id, bool *fresh)
+{
+	u32 slot = ppf_ctx_table_slot(t, id, fresh);
+
+	t->used[slot] = t->clock + 1;	/* the child's event is next */
 	return slot;
 }
 
@@ -220,7 +242,8 @@ void ppf_ctx_table_note_child(struct ppf_ctx_table *t, u32 parent, u32 child)
  *
  * The family's most recent stream: the parent, or, if its latest child
  * has had an event since the parent's last one, that child or in turn its
- * latest child, a few generations down.  For a parent that runs one child
+ * latest child, a few generations down.  (A parent known only from its
+ * children has an empty place: one of them is always more recent.)  For a parent that runs one child
  * after another (a shell, make -j1), each child continues where the one
  * before it, and the grandchildren that one started, ended.
  *
@@ -234,7 +257,7 @@ u32 ppf_ctx_table_latest(const struct ppf_ctx_table *t, u32 slot, u32 self)
 		u32 c = t->child[slot];
 
 		if (c == PPF_CTX_NONE || c == self || !t->used[c] ||
-		    t->id[c] != t->child_id[slot] || t->used[c] < t->used[slot])
+		    t->id[c] != t->child_id[slot] || t->own[c] <= t->own[slot])
 			break;
 		slot = c;
 	}
@@ -255,7 +278,7 @@ const char *ppf_ctx_table_check(const struct ppf_ctx_table *t)
 		if (!t->used[i])
 			continue;
 		live++;
-		if (t->used[i] > t->clock)
+		if (t->used[i] > t->clock + 1 || t->own[i] > t->clock)
 			return "context used after the table's clock";
 		if (t->bucket[ppf_ctx_probe(t, t->id[i])] != i)
 			return "live context not found by its id";

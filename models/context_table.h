@@ -29,7 +29,10 @@
 /**
  * struct ppf_ctx_table - context ids to slots
  * @id: the id each slot holds
- * @used: when each slot was last used (the table's event clock), 0 if free
+ * @used: when each slot was last used (the table's event clock), by its
+ *	own event or a child's, 0 if free (the least recent is reclaimed)
+ * @own: when each slot last had an event of its own, 0 if never (a parent
+ *	known only from its children)
  * @bucket: hash buckets, each a slot number or PPF_CTX_NONE
  * @mask: number of buckets - 1 (a power of two, at least twice the slots)
  * @slots: number of slots
@@ -46,6 +49,7 @@
 struct ppf_ctx_table {
 	u32 *id;
 	u64 *used;
+	u64 *own;
 	u32 *bucket;
 	u32 mask;
 	u32 slots;
@@ -62,8 +66,8 @@ struct ppf_ctx_table {
 int ppf_ctx_table_init(struct ppf_ctx_table *t, u32 slots);
 void ppf_ctx_table_release(struct ppf_ctx_table *t);
 u64 ppf_ctx_table_bytes(u32 slots);
-u32 ppf_ctx_table_find(const struct ppf_ctx_table *t, u32 id);
 u32 ppf_ctx_table_get(struct ppf_ctx_table *t, u32 id, bool *fresh);
+u32 ppf_ctx_table_anchor(struct ppf_ctx_table *t, u32 id, bool *fresh);
 void ppf_ctx_table_clear(struct ppf_ctx_table *t);
 void ppf_ctx_table_note_child(struct ppf_ctx_table *t, u32 parent, u32 child);
 u32 ppf_ctx_table_latest(const struct ppf_ctx_table *t, u32 slot, u32 self);

@@ -227,7 +227,8 @@ void ppf_model_destroy(struct ppf_model *model)
  * @parent: the context @ctx was started by (@ctx itself if none): a
  *	context seen for the first time starts from the place of its
  *	parent's family's most recent stream (the parent, or the child it ran
- *	last), empty if @parent is not live
+ *	last); a parent not seen yet is made live, empty, to tie its children
+ *	together
  * @file: the caller's id of the file opened
  * @out: where predictions are written
  * @max_out: room in @out; at most the model's max_predictions are written
@@ -250,8 +251,11 @@ unsigned int ppf_model_event(struct ppf_model *model, u32 ctx, u32 parent,
 	if (max_out > model->params.max_predictions)
 		max_out = model->params.max_predictions;
 	model->events++;
-	if (parent != ctx)
-		pslot = ppf_ctx_table_find(t, parent);
+	if (parent != ctx) {
+		pslot = ppf_ctx_table_anchor(t, parent, &fresh);
+		if (fresh)
+			model->ops->context_start(model, pslot, PPF_CTX_NONE);
+	}
 	slot = ppf_ctx_table_get(t, ctx, &fresh);
 	/* Making room for @ctx may have forgotten the parent. */
 	if (pslot != PPF_CTX_NONE &&

@@ -237,7 +237,9 @@ class ExperimentFilesTest(unittest.TestCase):
     NOT_MATRIX = {"det-andrew", "det-andrew-epcm", "det-gnuld", "selftest-andrew",
                   "selftest-random",  # determinism and make test only
                   # one mechanism at a time, against their matrix cell's none and hot
-                  "ablation-pystart-hdd2001", "ablation-glimpse-hdd2001"}
+                  "ablation-pystart-hdd2001", "ablation-glimpse-hdd2001",
+                  "ablation-contexts-pbuild-j2-hdd2001",
+                  "ablation-contexts-pbuild-j2-ssd"}
 
     def test_every_file_loads_and_the_matrix_has_hot(self) -> None:
         for p in sorted(runner.EXPERIMENTS.glob("*.json")):
