@@ -242,10 +242,11 @@ void ppf_ctx_table_note_child(struct ppf_ctx_table *t, u32 parent, u32 child)
  *
  * The family's most recent stream: the parent, or, if its latest child
  * has had an event since the parent's last one, that child or in turn its
- * latest child, a few generations down.  (A parent known only from its
- * children has an empty place: one of them is always more recent.)  For a parent that runs one child
+ * latest child, a few generations down.  For a parent that runs one child
  * after another (a shell, make -j1), each child continues where the one
- * before it, and the grandchildren that one started, ended.
+ * before it, and the grandchildren that one started, ended.  (A parent
+ * known only from its children has an empty place: one of them is always
+ * more recent.)
  *
  * Return: the slot to start from.
  */
