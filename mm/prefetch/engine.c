@@ -383,6 +383,20 @@ void ppf_engine_model_stats(struct ppf_model_stats *st)
 }
 
 /**
+ * ppf_engine_worker_cpu_ns() - CPU time the worker thread has used
+ *
+ * From the scheduler's accounting of the thread (up to date within a tick):
+ * what prefetching took from the tasks, unlike worker_ns, which also counts
+ * the worker's sleeps.
+ *
+ * Return: nanoseconds since the module was loaded.
+ */
+u64 ppf_engine_worker_cpu_ns(void)
+{
+	return ppf_worker ? READ_ONCE(ppf_worker->task->se.sum_exec_runtime) : 0;
+}
+
+/**
  * ppf_engine_set_io_class() - the I/O priority class of the worker's reads
  * @class: IOPRIO_CLASS_IDLE or IOPRIO_CLASS_BE
  *

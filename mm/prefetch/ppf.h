@@ -357,6 +357,7 @@ int ppf_engine_set_io_class(unsigned int class);
 void ppf_engine_kick(void);
 void ppf_engine_reset(void);
 void ppf_engine_model_stats(struct ppf_model_stats *st);
+u64 ppf_engine_worker_cpu_ns(void);
 
 /* readahead.c */
 void ppf_prefetch_forget_all(void);

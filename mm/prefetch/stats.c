@@ -46,6 +46,9 @@ static void ppf_stats_sum(struct ppf_stats *sum)
 	}
 }
 
+/* The worker's CPU time at the last reset (worker_cpu_ns counts from it). */
+static u64 ppf_worker_cpu_base;
+
 /**
  * ppf_stats_reset() - zero every counter
  */
@@ -53,6 +56,7 @@ void ppf_stats_reset(void)
 {
 	int cpu;
 
+	ppf_worker_cpu_base = ppf_engine_worker_cpu_ns();
 	for_each_possible_cpu(cpu)
 		memset(per_cpu_ptr(&ppf_stats, cpu), 0, sizeof(struct ppf_stats));
 }
@@ -79,6 +83,8 @@ static int ppf_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "prefetch_late %llu\n", s.prefetch_late);
 	seq_printf(m, "worker_ns %llu\n", s.worker_ns);
 	seq_printf(m, "worker_model_ns %llu\n", s.worker_model_ns);
+	seq_printf(m, "worker_cpu_ns %llu\n",
+		   ppf_engine_worker_cpu_ns() - ppf_worker_cpu_base);
 	seq_printf(m, "pace_timer_runs %llu\n", s.pace_timer_runs);
 	seq_printf(m, "pace_timer_ns %llu\n", s.pace_timer_ns);
 	seq_printf(m, "payoff_pays %llu\n", s.payoff_pays);

@@ -24,13 +24,17 @@ set_ppf enabled 1
 cat /mnt/X > /dev/null		# the file system is watched from its first read
 settle
 w0=$(stat_of worker_ns)
+c0=$(stat_of worker_cpu_ns)
 run enabled
 settle
 w1=$(stat_of worker_ns)
+c1=$(stat_of worker_cpu_ns)
 echo "BENCH worker_ns_total=$((w1 - w0)) per_model_event_ns=$(( (w1 - w0) / $(stat_of model_events) ))"
+echo "BENCH worker_cpu_ns_total=$((c1 - c0)) cpu_per_model_event_ns=$(( (c1 - c0) / $(stat_of model_events) ))"
 echo "BENCH hook_open_ns_per_call=$(( $(stat_of hook_open_ns) / $(stat_of events_open) )) hook_read_ns_per_call=$(( $(stat_of hook_read_ns) / $(stat_of events_read) ))"
 grep -E "events_open|events_read|model_events|dropped_ring|dropped_paused|hook_" /proc/predictive_prefetch
 set_ppf enabled 0
 rmmod predictive_prefetch
 check "benchmark ran" true
+check "the worker's CPU time is counted" ge "$((c1 - c0))" 1
 finish
