@@ -30,7 +30,7 @@ static inline u32 ppf_ctx_home(const struct ppf_ctx_table *t, u32 id)
  */
 u64 ppf_ctx_table_bytes(u32 slots)
 {
-	return (u64)slots * (3 * sizeof(u32) + 2 * sizeof(u64)) +
+	return (u64)slots * (3 * sizeof(u32) + 3 * sizeof(u64)) +
 	       (u64)ppf_ctx_buckets_for(slots) * sizeof(u32);
 }
 
@@ -62,11 +62,12 @@ int ppf_ctx_table_init(struct ppf_ctx_table *t, u32 slots)
 	t->id = ppf_zalloc((size_t)slots * sizeof(*t->id));
 	t->used = ppf_zalloc((size_t)slots * sizeof(*t->used));
 	t->own = ppf_zalloc((size_t)slots * sizeof(*t->own));
+	t->born = ppf_zalloc((size_t)slots * sizeof(*t->born));
 	t->bucket = ppf_zalloc((size_t)buckets * sizeof(*t->bucket));
 	t->child = ppf_zalloc((size_t)slots * sizeof(*t->child));
 	t->child_id = ppf_zalloc((size_t)slots * sizeof(*t->child_id));
-	if (!t->id || !t->used || !t->own || !t->bucket || !t->child ||
-	    !t->child_id) {
+	if (!t->id || !t->used || !t->own || !t->born || !t->bucket ||
+	    !t->child || !t->child_id) {
 		ppf_ctx_table_release(t);
 		return -ENOMEM;
 	}
@@ -85,12 +86,14 @@ void ppf_ctx_table_release(struct ppf_ctx_table *t)
 	ppf_free(t->id);
 	ppf_free(t->used);
 	ppf_free(t->own);
+	ppf_free(t->born);
 	ppf_free(t->bucket);
 	ppf_free(t->child);
 	ppf_free(t->child_id);
 	t->id = NULL;
 	t->used = NULL;
 	t->own = NULL;
+	t->born = NULL;
 	t->bucket = NULL;
 	t->child = NULL;
 	t->child_id = NULL;
@@ -163,6 +166,7 @@ static u32 ppf_ctx_table_slot(struct ppf_ctx_table *t, u32 id, bool *fresh)
 		t->id[slot] = id;
 		t->child[slot] = PPF_CTX_NONE;
 		t->own[slot] = 0;
+		t->born[slot] = t->clock;
 		t->made++;
 		/* Taking the slot may have moved buckets: probe again. */
 		t->bucket[ppf_ctx_probe(t, id)] = slot;
@@ -180,7 +184,8 @@ static u32 ppf_ctx_table_slot(struct ppf_ctx_table *t, u32 id, bool *fresh)
  *	the caller sets it up
  *
  * Counts one event on the table's clock.  May forget the least recently
- * used context to make room.
+ * used context to make room.  The caller stamps the event as the
+ * context's own (ppf_ctx_table_stamp()) once it has looked at its family.
  *
  * Return: the slot.
  */
@@ -193,8 +198,17 @@ u32 ppf_ctx_table_get(struct ppf_ctx_table *t, u32 id, bool *fresh)
 	t->last_id = id;
 	t->last_slot = slot;
 	t->used[slot] = t->clock;
-	t->own[slot] = t->clock;
 	return slot;
+}
+
+/**
+ * ppf_ctx_table_stamp() - record that a context had an event of its own now
+ * @t: the table
+ * @slot: the slot ppf_ctx_table_get() gave
+ */
+void ppf_ctx_table_stamp(struct ppf_ctx_table *t, u32 slot)
+{
+	t->own[slot] = t->clock;
 }
 
 /**
@@ -235,20 +249,24 @@ void ppf_ctx_table_note_child(struct ppf_ctx_table *t, u32 parent, u32 child)
 #define PPF_CTX_MAX_GENERATIONS	8
 
 /**
- * ppf_ctx_table_latest() - where a new child of a context should start
+ * ppf_ctx_table_latest() - where a context's family's stream is now
  * @t: the table
- * @slot: the parent's slot, live
- * @self: the new child's slot, never returned
+ * @slot: the context's slot, live
+ * @self: a slot never to return (a new child's own), or @slot
  *
- * The family's most recent stream: the parent, or, if its latest child
- * has had an event since the parent's last one, that child or in turn its
+ * The family's most recent stream: the parent, or, if its latest child was
+ * started after the parent's last event of its own (the parent has been
+ * waiting since, or opens nothing itself), that child or in turn its
  * latest child, a few generations down.  For a parent that runs one child
  * after another (a shell, make -j1), each child continues where the one
- * before it, and the grandchildren that one started, ended.  (A parent
+ * before it, and the grandchildren that one started, ended; and so does
+ * the parent when it opens a file again after waiting for them.  A parent
+ * that opens files while its child runs takes the child's place at most
+ * once, at its first open after the child started.  (A parent
  * known only from its children has an empty place: one of them is always
  * more recent.)
  *
- * Return: the slot to start from.
+ * Return: the slot to start from (@slot if no descendant is more recent).
  */
 u32 ppf_ctx_table_latest(const struct ppf_ctx_table *t, u32 slot, u32 self)
 {
@@ -258,7 +276,8 @@ u32 ppf_ctx_table_latest(const struct ppf_ctx_table *t, u32 slot, u32 self)
 		u32 c = t->child[slot];
 
 		if (c == PPF_CTX_NONE || c == self || !t->used[c] ||
-		    t->id[c] != t->child_id[slot] || t->own[c] <= t->own[slot])
+		    t->id[c] != t->child_id[slot] || t->born[c] < t->own[slot] ||
+		    t->own[c] <= t->own[slot])
 			break;
 		slot = c;
 	}

@@ -33,6 +33,7 @@
  *	own event or a child's, 0 if free (the least recent is reclaimed)
  * @own: when each slot last had an event of its own, 0 if never (a parent
  *	known only from its children)
+ * @born: when each slot's context was made live
  * @bucket: hash buckets, each a slot number or PPF_CTX_NONE
  * @mask: number of buckets - 1 (a power of two, at least twice the slots)
  * @slots: number of slots
@@ -50,6 +51,7 @@ struct ppf_ctx_table {
 	u32 *id;
 	u64 *used;
 	u64 *own;
+	u64 *born;
 	u32 *bucket;
 	u32 mask;
 	u32 slots;
@@ -68,6 +70,7 @@ void ppf_ctx_table_release(struct ppf_ctx_table *t);
 u64 ppf_ctx_table_bytes(u32 slots);
 u32 ppf_ctx_table_get(struct ppf_ctx_table *t, u32 id, bool *fresh);
 u32 ppf_ctx_table_anchor(struct ppf_ctx_table *t, u32 id, bool *fresh);
+void ppf_ctx_table_stamp(struct ppf_ctx_table *t, u32 slot);
 void ppf_ctx_table_clear(struct ppf_ctx_table *t);
 void ppf_ctx_table_note_child(struct ppf_ctx_table *t, u32 parent, u32 child);
 u32 ppf_ctx_table_latest(const struct ppf_ctx_table *t, u32 slot, u32 self);

@@ -228,7 +228,8 @@ void ppf_model_destroy(struct ppf_model *model)
  *	context seen for the first time starts from the place of its
  *	parent's family's most recent stream (the parent, or the child it ran
  *	last); a parent not seen yet is made live, empty, to tie its children
- *	together
+ *	together.  A context whose children have had events since its own last
+ *	one continues from where they are (a shell after its commands).
  * @file: the caller's id of the file opened
  * @out: where predictions are written
  * @max_out: room in @out; at most the model's max_predictions are written
@@ -261,10 +262,18 @@ unsigned int ppf_model_event(struct ppf_model *model, u32 ctx, u32 parent,
 	if (pslot != PPF_CTX_NONE &&
 	    (!ppf_ctx_table_live(t, pslot) || t->id[pslot] != parent))
 		pslot = PPF_CTX_NONE;
-	if (fresh)
+	if (fresh) {
 		model->ops->context_start(model, slot, pslot == PPF_CTX_NONE ?
 					  PPF_CTX_NONE :
 					  ppf_ctx_table_latest(t, pslot, slot));
+	} else {
+		/* Back after its children ran: continue where they are. */
+		u32 from = ppf_ctx_table_latest(t, slot, slot);
+
+		if (from != slot)
+			model->ops->context_start(model, slot, from);
+	}
+	ppf_ctx_table_stamp(t, slot);
 	if (pslot != PPF_CTX_NONE)
 		ppf_ctx_table_note_child(t, pslot, slot);
 	return model->ops->event(model, slot, file, out, max_out);

@@ -16,9 +16,10 @@ struct ppf_model;
 
 /**
  * struct ppf_model_ops - one model's implementation
- * @context_start: set up context slot @slot for a new context: as a copy
- *	of slot @parent's, or empty if @parent is PPF_CTX_NONE (never
- *	@slot itself)
+ * @context_start: set up context slot @slot for a new context, or for one
+ *	that continues its descendants' stream: as a copy of slot @parent's
+ *	(whose walks then only follow), or empty if @parent is PPF_CTX_NONE
+ *	(never @slot itself)
  * @event: count one event of the context in slot @slot and write up to
  *	@max_out predictions, most likely and soonest first; never allocates
  * @stats: fill in the model-specific statistics

@@ -360,34 +360,29 @@ static void test_contexts_start_from_parent(void)
 	n = feed_ctx(m, 8, 99, "Z", out);
 	EXPECT(n == 2 && predicts(out, n, 'W') && predicts(out, n, 'V'),
 	       "no parent: %u predictions", n);
-	/* The parent's own place did not move. */
-	n = feed_ctx(m, 1, 1, "Z", out);
-	EXPECT(n == 1 && out[0].file == 'W', "parent: %u", n);
 	ppf_model_destroy(m);
 }
 
 /*
- * A fork does not count a pattern twice.  Context 1 sees X A; context 2,
- * its child, starts there; both then see B.  X A B and A B occurred once
- * (in the child, which continues the stream); B itself was opened twice.
- * The parent's copy of the walks only follows: it still predicts.
+ * A fork does not count a pattern twice.  Context 1 sees X A; its child 2
+ * sees B; its child 3 starts after that (the family's latest place, X A B)
+ * and sees C; then 2 sees C too.  A B C and B C occurred once (in 3, which
+ * continues the stream from 2's place, whose copy of it only follows); C
+ * itself was opened twice.
  */
 static void test_contexts_fork_counts_once(void)
 {
 	struct ppf_prediction out[PPF_MAX_PREDICTIONS];
 	struct ppf_model *m = make(PPF_MODEL_PCM, 16, 2, 25);
-	unsigned int n;
 
 	feed_ctx(m, 1, 1, "XA", out);
 	feed_ctx(m, 2, 1, "B", out);
-	n = feed_ctx(m, 1, 1, "B", out);
-	EXPECT(count_of(m, "XAB") == 1 && count_of(m, "AB") == 1,
-	       "XAB %u AB %u, want 1 1", count_of(m, "XAB"), count_of(m, "AB"));
-	EXPECT(count_of(m, "B") == 2 && count_of(m, "XA") == 1, "B %u XA %u",
-	       count_of(m, "B"), count_of(m, "XA"));
-	EXPECT(n == 0, "nothing follows B yet: %u", n);
-	n = feed_ctx(m, 1, 1, "X", out);
-	EXPECT(n == 1 && out[0].file == 'A', "X predicts A: %u", n);
+	feed_ctx(m, 3, 1, "C", out);
+	feed_ctx(m, 2, 2, "C", out);
+	EXPECT(count_of(m, "ABC") == 1 && count_of(m, "BC") == 1,
+	       "ABC %u BC %u, want 1 1", count_of(m, "ABC"), count_of(m, "BC"));
+	EXPECT(count_of(m, "C") == 2 && count_of(m, "XAB") == 1, "C %u XAB %u",
+	       count_of(m, "C"), count_of(m, "XAB"));
 	EXPECT(ppf_model_check(m) == NULL, "%s", ppf_model_check(m));
 	ppf_model_destroy(m);
 }
@@ -416,6 +411,32 @@ static void test_contexts_children_in_turn(void)
 		EXPECT(ppf_model_check(m) == NULL, "%s", ppf_model_check(m));
 		ppf_model_destroy(m);
 	}
+}
+
+/*
+ * The shell itself opens G after running cat P and dd E, then runs cat Q:
+ * each part, the shell's own open too, continues where the one before it
+ * ended, so after P the model names E, G and Q.
+ */
+static void test_contexts_parent_continues_after_children(void)
+{
+	struct ppf_prediction out[PPF_MAX_PREDICTIONS];
+	struct ppf_model *m = make(PPF_MODEL_EPCM, 64, 51, 25);
+	unsigned int r, n;
+
+	for (r = 0; r < 6; r++) {
+		feed_ctx(m, 100 + 3 * r, 1, "P", out);
+		feed_ctx(m, 101 + 3 * r, 1, "E", out);
+		feed_ctx(m, 1, 1, "G", out);
+		feed_ctx(m, 102 + 3 * r, 1, "Q", out);
+	}
+	n = feed_ctx(m, 300, 1, "P", out);
+	EXPECT(n >= 3 && out[0].file == 'E' && out[1].file == 'G' &&
+	       out[2].file == 'Q', "after P: %u predictions, %c %c %c", n,
+	       n > 0 ? out[0].file : '-', n > 1 ? out[1].file : '-',
+	       n > 2 ? out[2].file : '-');
+	EXPECT(ppf_model_check(m) == NULL, "%s", ppf_model_check(m));
+	ppf_model_destroy(m);
 }
 
 /* Room for two contexts: a third makes the least recently used one go. */
@@ -539,6 +560,7 @@ static const struct ppf_test tests[] = {
 	{ "contexts_keep_interleaved_streams_apart", test_contexts_keep_interleaved_streams_apart },
 	{ "contexts_start_from_parent", test_contexts_start_from_parent },
 	{ "contexts_children_in_turn", test_contexts_children_in_turn },
+	{ "contexts_parent_continues_after_children", test_contexts_parent_continues_after_children },
 	{ "contexts_fork_counts_once", test_contexts_fork_counts_once },
 	{ "contexts_reclaim_least_recent", test_contexts_reclaim_least_recent },
 };

@@ -18,6 +18,35 @@ static int ppf_is_model_event(const struct ppf_trace_event *e)
 	return e->op == PPF_OP_OPEN && e->result >= 0;
 }
 
+/* Fill s->parent (event_stream.h); 0, or -1 if out of memory. */
+static int ppf_event_stream_parents(struct ppf_event_stream *s)
+{
+	size_t buckets = 16, mask, i;
+	uint32_t *seen;		/* pid + 1, 0 where empty */
+
+	while (buckets < 2 * s->n)
+		buckets <<= 1;
+	mask = buckets - 1;
+	seen = calloc(buckets, sizeof(*seen));
+	if (!seen)
+		return -1;
+	for (i = 0; i < s->n; i++) {
+		uint32_t pid = s->pid[i];
+		size_t pos = (pid * 0x9e3779b1u) & mask;
+
+		while (seen[pos] && seen[pos] != pid + 1)
+			pos = (pos + 1) & mask;
+		s->parent[i] = pid;
+		if (!seen[pos]) {
+			seen[pos] = pid + 1;
+			if (i)
+				s->parent[i] = s->pid[i - 1];
+		}
+	}
+	free(seen);
+	return 0;
+}
+
 /**
  * ppf_event_stream_from_trace() - extract the open/exec sequence
  * @t: a parsed trace
@@ -37,10 +66,11 @@ int ppf_event_stream_from_trace(const struct ppf_trace *t,
 	s->file = calloc(t->nevents ? t->nevents : 1, sizeof(*s->file));
 	s->time_ns = calloc(t->nevents ? t->nevents : 1, sizeof(*s->time_ns));
 	s->pid = calloc(t->nevents ? t->nevents : 1, sizeof(*s->pid));
+	s->parent = calloc(t->nevents ? t->nevents : 1, sizeof(*s->parent));
 	seen = calloc(t->nfiles ? t->nfiles : 1, 1);
 	s->n = 0;
 	s->distinct = 0;
-	if (!s->file || !s->time_ns || !s->pid || !seen) {
+	if (!s->file || !s->time_ns || !s->pid || !s->parent || !seen) {
 		free(seen);
 		ppf_event_stream_free(s);
 		return -1;
@@ -60,6 +90,10 @@ int ppf_event_stream_from_trace(const struct ppf_trace *t,
 		}
 	}
 	free(seen);
+	if (ppf_event_stream_parents(s)) {
+		ppf_event_stream_free(s);
+		return -1;
+	}
 	return 0;
 }
 
@@ -72,8 +106,10 @@ void ppf_event_stream_free(struct ppf_event_stream *s)
 	free(s->file);
 	free(s->time_ns);
 	free(s->pid);
+	free(s->parent);
 	s->file = NULL;
 	s->time_ns = NULL;
 	s->pid = NULL;
+	s->parent = NULL;
 	s->n = 0;
 }

@@ -15,6 +15,10 @@ struct ppf_trace;
  * @file: trace file index of each event (the model's file id)
  * @time_ns: recorded start time of each event
  * @pid: recorded process (or thread) of each event
+ * @parent: the context each event names as its context's parent: traces do
+ *	not record who started whom, so a process's first event names the
+ *	process of the event before it (the likeliest parent), and every
+ *	other event its own process
  * @n: number of events
  * @distinct: number of distinct files among them
  */
@@ -22,6 +26,7 @@ struct ppf_event_stream {
 	uint32_t *file;
 	uint64_t *time_ns;
 	uint32_t *pid;
+	uint32_t *parent;
 	size_t n;
 	size_t distinct;
 };

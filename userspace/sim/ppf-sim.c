@@ -125,14 +125,9 @@ static void event_context(const struct sim_config *cfg,
 {
 	*ctx = 0;
 	*parent = 0;
-	/*
-	 * Traces do not record who started whom: a process seen for the
-	 * first time starts from the stream of the event before it, the
-	 * likeliest parent.
-	 */
 	if (cfg->contexts == SIM_CTX_PID) {
 		*ctx = s->pid[i];
-		*parent = i ? s->pid[i - 1] : *ctx;
+		*parent = s->parent[i];
 	}
 }
 
