@@ -398,7 +398,8 @@ static bool ppf_known_cached(struct ppf_file *f)
 		return false;
 	wanted = ppf_wanted_range(f, &first, &map);
 	return wanted == st->cached_span && first == st->cached_first &&
-	       st->cached_removals == ppf_page_cache_removals();
+	       st->cached_removals ==
+	       ppf_page_cache_removals(ppf_sb_dev(f->sb), f->ino);
 }
 
 /*

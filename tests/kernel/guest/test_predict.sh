@@ -55,6 +55,17 @@ cat A > /dev/null
 settle 0
 check "all cached: predictions decided from what was found before" \
 	ge "$(stat_of skipped_cached_known)" $((known + 3))
+# Pages removed from another file (a scratch file truncated and deleted, as
+# workloads do with their temporary files) leave them known: removals are
+# counted per bucket of files (DOC: Removal hook).
+dd if=/dev/zero of=scratch bs=4k count=8 2>/dev/null
+: > scratch
+rm scratch
+known=$(stat_of skipped_cached_known)
+cat A > /dev/null
+settle 0
+check "all cached: another file's removed pages do not make them unknown" \
+	ge "$(stat_of skipped_cached_known)" $((known + 3))
 /ppf/resident --evict "@$held_C"
 check "C alone evicted" eq "$(resident_kb C)$(resident_kb B)" 0256
 cat A > /dev/null
