@@ -186,3 +186,21 @@ def test_bad_contexts_and_train_refused(tmp_path: Path) -> None:
     assert r.returncode == 2 and "--contexts thread: not global or pid" in r.stderr
     r = sim("--train", str(tmp_path / "missing.trace"), GLIMPSE, check=False)
     assert r.returncode == 1 and "missing.trace" in r.stderr
+
+
+def test_interleave_runs_traces_at_once(tmp_path: Path) -> None:
+    # Two programs recorded apart, run at once: a new interleaving each
+    # pass.  As one stream last successor learns little; per pid (each
+    # trace's processes kept apart) each program keeps its cycle.
+    one = write_procs_trace(tmp_path, [(1, "a%02d" % i) for i in range(40)] * 6, "one")
+    two = write_procs_trace(tmp_path, [(1, "b%02d" % i) for i in range(40)] * 6, "two")
+    args = ["-m", "last_successor", "-P", "1", "-w", "4", "--interleave", "7", one, two]
+    [glob] = rows(tmp_path, "--contexts", "global", *args)
+    [pid] = rows(tmp_path, "--contexts", "pid", *args)
+    assert glob["events"] == pid["events"] == 480
+    assert glob["distinct_files"] == 80
+    assert pid["coverage"] > glob["coverage"] + 0.3
+    assert sim(*args).stdout == sim(*args).stdout
+    assert sim(*args[:-4], "--interleave", "8", one, two).stdout != sim(*args).stdout
+    r = sim("--interleave", "1", "--train", one, two, check=False)
+    assert r.returncode == 2 and "no --train" in r.stderr

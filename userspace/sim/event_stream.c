@@ -8,6 +8,7 @@
  * neither learned nor prefetched.
  */
 #include <stdlib.h>
+#include <string.h>
 #include "event_stream.h"
 #include "../trace-replay/trace.h"
 
@@ -95,6 +96,82 @@ int ppf_event_stream_from_trace(const struct ppf_trace *t,
 		return -1;
 	}
 	return 0;
+}
+
+/**
+ * ppf_event_stream_interleave() - merge streams as if run at the same time
+ * @in: the streams (their files numbered alike: path_ids.h)
+ * @k: how many
+ * @seed: which of the random interleavings (any value; the same seed gives
+ *	the same one)
+ * @out: filled in; free with ppf_event_stream_free()
+ *
+ * Each next event is taken from a stream chosen at random, weighted by the
+ * events it has left, so every interleaving is as likely.  Each stream's
+ * processes stay apart (stream index in the pid's top byte); times advance
+ * by each stream's own gaps, so lead times are only indicative.
+ *
+ * Return: 0, or -1 if out of memory.
+ */
+int ppf_event_stream_interleave(const struct ppf_event_stream *in, size_t k,
+				uint64_t seed, struct ppf_event_stream *out)
+{
+	size_t total = 0, i, j, *pos;
+	uint32_t max_file = 0;
+	unsigned char *seen;
+	uint64_t x = seed * 0x9e3779b97f4a7c15ull + 1, now = 0;
+
+	for (j = 0; j < k; j++)
+		total += in[j].n;
+	memset(out, 0, sizeof(*out));
+	pos = calloc(k ? k : 1, sizeof(*pos));
+	out->file = calloc(total ? total : 1, sizeof(*out->file));
+	out->time_ns = calloc(total ? total : 1, sizeof(*out->time_ns));
+	out->pid = calloc(total ? total : 1, sizeof(*out->pid));
+	out->parent = calloc(total ? total : 1, sizeof(*out->parent));
+	if (!pos || !out->file || !out->time_ns || !out->pid || !out->parent)
+		goto oom;
+	for (i = 0; i < total; i++) {
+		uint64_t r, left = total - i;
+		size_t p;
+
+		x ^= x << 13;	/* xorshift64 */
+		x ^= x >> 7;
+		x ^= x << 17;
+		r = x % left;
+		for (j = 0; j < k; j++) {
+			if (r < in[j].n - pos[j])
+				break;
+			r -= in[j].n - pos[j];
+		}
+		p = pos[j]++;
+		if (p)
+			now += in[j].time_ns[p] - in[j].time_ns[p - 1];
+		out->file[i] = in[j].file[p];
+		out->time_ns[i] = now;
+		out->pid[i] = ((uint32_t)j << 24) | (in[j].pid[p] & 0xffffff);
+		if (out->file[i] > max_file)
+			max_file = out->file[i];
+	}
+	out->n = total;
+	seen = calloc((size_t)max_file + 1, 1);
+	if (!seen)
+		goto oom;
+	for (i = 0; i < total; i++) {
+		if (!seen[out->file[i]]) {
+			seen[out->file[i]] = 1;
+			out->distinct++;
+		}
+	}
+	free(seen);
+	free(pos);
+	if (ppf_event_stream_parents(out))
+		goto oom;
+	return 0;
+oom:
+	free(pos);
+	ppf_event_stream_free(out);
+	return -1;
 }
 
 /**

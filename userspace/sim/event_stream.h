@@ -34,6 +34,8 @@ struct ppf_event_stream {
 int ppf_event_stream_from_trace(const struct ppf_trace *t,
 				const uint32_t *remap,
 				struct ppf_event_stream *s);
+int ppf_event_stream_interleave(const struct ppf_event_stream *in, size_t k,
+				uint64_t seed, struct ppf_event_stream *out);
 void ppf_event_stream_free(struct ppf_event_stream *s);
 
 #endif /* PPF_EVENT_STREAM_H */

@@ -11,7 +11,9 @@
  * recorded process its own context (as the kernel's per-task contexts do);
  * the sweep also scores its EPCM shapes in the other mode.  --train scores
  * a model trained on other runs of the workload (files matched by path),
- * so that a parallel build is measured on an interleaving it has not seen.  Deterministic: the same
+ * so that a parallel build is measured on an interleaving it has not seen.
+ * --interleave SEED runs all the traces given at once, their opens
+ * interleaved at random, a different interleaving in each pass.  Deterministic: the same
  * trace and options always print the same numbers.
  */
 #include <errno.h>
@@ -112,10 +114,15 @@ static unsigned int oracle_predict(const struct ppf_event_stream *s, size_t i,
 	return n;
 }
 
-/* Training runs (--train), each fed once per training pass, if any. */
+/*
+ * Training runs (--train), each fed once per training pass, if any; or,
+ * with @per_pass, one for each training pass (--interleave: a different
+ * interleaving each pass).
+ */
 struct sim_training {
 	struct ppf_event_stream *stream;
 	size_t n;
+	int per_pass;
 };
 
 /* The context and parent of event @i of @s under @cfg. */
@@ -171,6 +178,11 @@ static int simulate(const struct ppf_event_stream *s,
 	for (pass = 0; pass <= cfg->passes; pass++) {
 		int measured = pass == cfg->passes;
 
+		if (!measured && tr->per_pass) {
+			if (m)
+				train(m, cfg, &tr->stream[pass % tr->n]);
+			continue;
+		}
 		if (!measured && tr->n) {
 			for (i = 0; m && i < tr->n; i++)
 				train(m, cfg, &tr->stream[i]);
@@ -311,6 +323,8 @@ static void usage(FILE *f)
 		"                            context per recorded process (global)\n"
 		"  -T, --train TRACE         train on this run instead of the measured\n"
 		"                            trace (repeatable; files matched by path)\n"
+		"  -i, --interleave SEED     run all TRACEs at once, opens interleaved at\n"
+		"                            random, another interleaving each pass\n"
 		"  -s, --sweep               last successor, PCM and EPCM over a grid,\n"
 		"                            and the oracle\n"
 		"      --sizes LIST          sweep partition sizes (4,8,16,32,64)\n"
@@ -331,6 +345,8 @@ struct sim_args {
 	size_t ntraces;
 	const char *train[16];
 	size_t ntrain;
+	int interleave;
+	unsigned long seed;
 };
 
 /* Options given as numbers; -1 where not given. */
@@ -354,6 +370,7 @@ static int parse_options(int argc, char **argv, struct sim_args *a,
 		{ "passes", required_argument, NULL, 'r' },
 		{ "contexts", required_argument, NULL, 'c' },
 		{ "train", required_argument, NULL, 'T' },
+		{ "interleave", required_argument, NULL, 'i' },
 		{ "sweep", no_argument, NULL, 's' },
 		{ "sizes", required_argument, NULL, 'S' },
 		{ "orders", required_argument, NULL, 'O' },
@@ -363,7 +380,7 @@ static int parse_options(int argc, char **argv, struct sim_args *a,
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "m:p:o:t:n:P:w:r:c:T:sj:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "m:p:o:t:n:P:w:r:c:T:i:sj:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'm': o->model = optarg; break;
 		case 'p': o->ps = parse_num("--partition-size", optarg,
@@ -386,6 +403,10 @@ static int parse_options(int argc, char **argv, struct sim_args *a,
 			if (a->ntrain == ARRAY_SIZE(a->train))
 				die("%s", "--train: at most 16 runs");
 			a->train[a->ntrain++] = optarg;
+			break;
+		case 'i':
+			a->interleave = 1;
+			a->seed = parse_num("--interleave", optarg, 0, 1ul << 31);
 			break;
 		case 's': a->sweep = 1; break;
 		case 'S': a->nsizes = parse_list("--sizes", optarg, a->sizes, 16); break;
@@ -580,6 +601,58 @@ static int run_trace(const char *path, const struct sim_training *training,
 	return 0;
 }
 
+/*
+ * --interleave: every configuration on all the traces run at once, trained
+ * on other interleavings.  0, or -1 if a trace cannot be loaded.
+ */
+static int run_interleaved(const struct sim_args *a, struct ppf_path_ids *ids,
+			   const struct sim_config *cfgs, size_t ncfgs,
+			   struct sim_row *rows, size_t *nrows, int *failed)
+{
+	struct ppf_event_stream *in = calloc(a->ntraces, sizeof(*in)), s;
+	struct sim_training tr = { NULL, 0, 1 };
+	unsigned int passes = 0;
+	size_t i;
+
+	if (!in)
+		die("%s", "out of memory");
+	for (i = 0; i < a->ntraces; i++)
+		if (load_stream(a->traces[i], ids, &in[i], NULL))
+			return -1;
+	for (i = 0; i < ncfgs; i++)
+		if (cfgs[i].passes > passes)
+			passes = cfgs[i].passes;
+	tr.n = passes ? passes : 1;
+	tr.stream = calloc(tr.n, sizeof(*tr.stream));
+	if (!tr.stream || ppf_event_stream_interleave(in, a->ntraces, a->seed, &s))
+		die("%s", "out of memory");
+	for (i = 0; i < tr.n; i++)
+		if (ppf_event_stream_interleave(in, a->ntraces, a->seed + 1 + i,
+						&tr.stream[i]))
+			die("%s", "out of memory");
+	for (i = 0; i < ncfgs; i++) {
+		struct sim_row *r = &rows[*nrows];
+
+		r->trace = strdup("interleaved");
+		r->cfg = cfgs[i];
+		if (simulate(&s, &tr, r)) {
+			*failed = 1;
+			continue;
+		}
+		print_row(r);
+		fflush(stdout);
+		(*nrows)++;
+	}
+	for (i = 0; i < tr.n; i++)
+		ppf_event_stream_free(&tr.stream[i]);
+	for (i = 0; i < a->ntraces; i++)
+		ppf_event_stream_free(&in[i]);
+	ppf_event_stream_free(&s);
+	free(tr.stream);
+	free(in);
+	return 0;
+}
+
 /* The rows as JSON; 0, or -1 after printing why. */
 static int write_json(const char *path, const struct sim_row *rows, size_t nrows)
 {
@@ -619,7 +692,18 @@ int main(int argc, char **argv)
 		die("%s", "out of memory");
 
 	ppf_path_ids_init(&ids);
+	if (a.interleave) {
+		if (a.ntrain)
+			die("%s", "--interleave trains on other interleavings: no --train");
+		print_header();
+		ret = run_interleaved(&a, &ids, cfgs, ncfgs, rows, &nrows, &failed);
+		ppf_path_ids_free(&ids);
+		if (ret || (a.json && write_json(a.json, rows, nrows)))
+			return 1;
+		goto out;
+	}
 	training.n = a.ntrain;
+	training.per_pass = 0;
 	training.stream = calloc(a.ntrain ? a.ntrain : 1, sizeof(*training.stream));
 	if (!training.stream)
 		die("%s", "out of memory");
@@ -637,6 +721,7 @@ int main(int argc, char **argv)
 	ppf_path_ids_free(&ids);
 	if (a.json && write_json(a.json, rows, nrows))
 		return 1;
+out:
 	for (size_t i = 0; i < nrows; i++) {
 		ppf_score_free(&rows[i].score);
 		free((char *)rows[i].trace);
