@@ -239,7 +239,8 @@ class ExperimentFilesTest(unittest.TestCase):
                   # one mechanism at a time, against their matrix cell's none and hot
                   "ablation-pystart-hdd2001", "ablation-glimpse-hdd2001",
                   "ablation-contexts-pbuild-j2-hdd2001",
-                  "ablation-contexts-pbuild-j2-ssd"}
+                  "ablation-contexts-pbuild-j2-ssd",
+                  "ablation-contexts-mixed-hdd2001"}
 
     def test_every_file_loads_and_the_matrix_has_hot(self) -> None:
         for p in sorted(runner.EXPERIMENTS.glob("*.json")):
