@@ -240,7 +240,8 @@ class ExperimentFilesTest(unittest.TestCase):
                   "ablation-pystart-hdd2001", "ablation-glimpse-hdd2001",
                   "ablation-contexts-pbuild-j2-hdd2001",
                   "ablation-contexts-pbuild-j2-ssd",
-                  "ablation-contexts-mixed-hdd2001"}
+                  "ablation-contexts-mixed-hdd2001",
+                  "ablation-contexts-random-hdd2001"}
 
     def test_every_file_loads_and_the_matrix_has_hot(self) -> None:
         for p in sorted(runner.EXPERIMENTS.glob("*.json")):
