@@ -54,21 +54,12 @@ static u64 prediction_hash(u64 h, const struct ppf_prediction *out,
 	return (h ^ n) * 0x100000001b3ull;
 }
 
-/*
- * @nctx streams share the model, each event from a random one of them, its
- * parent the one before it; a model holding @max_ctx of them reclaims.
- */
-static void run_streams(enum ppf_model_kind kind, u32 ps, u32 order,
-			u32 max_nodes, enum stream_kind sk, u32 files,
-			u64 events, u32 check_every, u32 nctx, u32 max_ctx)
+/* A model of @kind and shape with room for @max_ctx contexts, or NULL. */
+static struct ppf_model *make_model(enum ppf_model_kind kind, u32 ps, u32 order,
+				    u32 max_nodes, u32 max_ctx)
 {
-	struct ppf_prediction out[PPF_MAX_PREDICTIONS], out2[PPF_MAX_PREDICTIONS];
 	struct ppf_model_params p;
-	struct ppf_model *m, *twin;
-	struct ppf_model_stats st;
-	struct ppf_rng r = { 0x9e3779b97f4a7c15ull ^ files };
-	u64 i, h1 = 1469598103934665603ull, h2 = h1;
-	const char *why = NULL;
+	struct ppf_model *m;
 	int err;
 
 	ppf_model_params_init(&p, kind);
@@ -78,10 +69,32 @@ static void run_streams(enum ppf_model_kind kind, u32 ps, u32 order,
 	p.max_predictions = PPF_MAX_PREDICTIONS;
 	p.max_contexts = max_ctx;
 	m = ppf_model_create(&p, &err);
-	twin = ppf_model_create(&p, &err);
-	EXPECT(m && twin, "create: %d", err);
-	if (!m || !twin)
+	EXPECT(m, "create %s ps %u order %u: %d", ppf_model_kind_name(kind), ps,
+	       order, err);
+	return m;
+}
+
+/*
+ * @nctx streams share the model, each event from a random one of them, its
+ * parent the one before it; a model holding @max_ctx of them reclaims.
+ */
+static void run_streams(enum ppf_model_kind kind, u32 ps, u32 order,
+			u32 max_nodes, enum stream_kind sk, u32 files,
+			u64 events, u32 check_every, u32 nctx, u32 max_ctx)
+{
+	struct ppf_prediction out[PPF_MAX_PREDICTIONS], out2[PPF_MAX_PREDICTIONS];
+	struct ppf_model *m = make_model(kind, ps, order, max_nodes, max_ctx);
+	struct ppf_model *twin = make_model(kind, ps, order, max_nodes, max_ctx);
+	struct ppf_model_stats st;
+	struct ppf_rng r = { 0x9e3779b97f4a7c15ull ^ files };
+	u64 i, h1 = 1469598103934665603ull, h2 = h1;
+	const char *why = NULL;
+
+	if (!m || !twin) {
+		ppf_model_destroy(m);
+		ppf_model_destroy(twin);
 		return;
+	}
 	for (i = 0; i < events && !why; i++) {
 		u32 ctx = nctx > 1 ? ppf_rng_next(&r) % nctx : 0;
 		u32 parent = ctx ? ctx - 1 : 0;
@@ -189,19 +202,10 @@ static void run_forks(enum ppf_model_kind kind, u32 ps, u32 order,
 	struct ppf_prediction out[PPF_MAX_PREDICTIONS];
 	struct ppf_rng r = { 0x2545f4914f6cdd1dull ^ files ^ max_ctx };
 	u32 id[8], pos[8], next_id = 8, k;
-	struct ppf_model_params p;
+	struct ppf_model *m = make_model(kind, ps, order, max_nodes, max_ctx);
 	const char *why = NULL;
-	struct ppf_model *m;
 	u64 i;
-	int err;
 
-	ppf_model_params_init(&p, kind);
-	p.partition_size = ps;
-	p.model_order = order;
-	p.max_nodes = max_nodes;
-	p.max_contexts = max_ctx;
-	m = ppf_model_create(&p, &err);
-	EXPECT(m, "create: %d", err);
 	if (!m)
 		return;
 	for (k = 0; k < 8; k++) {
