@@ -97,7 +97,6 @@ enum {
 	PPF_CONTEXTS_GLOBAL,
 	PPF_CONTEXTS_TASK,
 	PPF_CONTEXTS_PROCESS,
-	PPF_CONTEXTS_MODES
 };
 
 extern struct ppf_config ppf_config;
@@ -190,9 +189,9 @@ enum ppf_event_kind {
  * @first: first page read (read)
  * @last: last page read (read)
  * @cred: credentials of the task that opened the file, with a reference
- * @ctx: the model context the event belongs to (open, exec; context.c)
- * @parent: where @ctx starts if the model has not seen it (open, exec)
  *	(open, exec)
+ * @ctx: the model context the event belongs to (open, exec; context.c)
+ * @parent: the context that started @ctx (open, exec; context.c)
  * @fh: the file handle (open, exec), with its directory's if @name is set
  * @name: the name it was opened by, for a file not in the table yet (open,
  *	exec; see DOC: Metadata), or NULL
