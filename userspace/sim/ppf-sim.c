@@ -13,8 +13,8 @@
  * a model trained on other runs of the workload (files matched by path),
  * so that a parallel build is measured on an interleaving it has not seen.
  * --interleave SEED runs all the traces given at once, their opens
- * interleaved at random, a different interleaving in each pass.  Deterministic: the same
- * trace and options always print the same numbers.
+ * interleaved at random, a different interleaving in each pass.
+ * Deterministic: the same trace and options always print the same numbers.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -541,10 +541,6 @@ static struct sim_config *build_sweep(const struct sim_args *a, size_t *ncfgs)
 }
 
 /*
- * Every configuration on one trace: print each row, append it to rows.
- * Returns 0, or -1 if the trace cannot be loaded; *failed if a row failed.
- */
-/*
  * Load one trace's model events, its files numbered by @ids if given.
  * Returns 0, or -1 after printing why.
  */
@@ -570,8 +566,32 @@ static int load_stream(const char *path, struct ppf_path_ids *ids,
 }
 
 /*
- * Every configuration on one trace: print each row, append it to rows.
- * Returns 0, or -1 if the trace cannot be loaded; *failed if a row failed.
+ * Every configuration on stream @s, named @name in the rows: print each
+ * row, append it to rows; *failed if a row failed.
+ */
+static void run_configs(const char *name, const struct ppf_event_stream *s,
+			const struct sim_training *training,
+			const struct sim_config *cfgs, size_t ncfgs,
+			struct sim_row *rows, size_t *nrows, int *failed)
+{
+	for (size_t i = 0; i < ncfgs; i++) {
+		struct sim_row *r = &rows[*nrows];
+
+		r->trace = strdup(name);
+		r->cfg = cfgs[i];
+		if (simulate(s, training, r)) {
+			*failed = 1;
+			continue;
+		}
+		print_row(r);
+		fflush(stdout);
+		(*nrows)++;
+	}
+}
+
+/*
+ * Every configuration on one trace (run_configs()).  Returns 0, or -1 if
+ * the trace cannot be loaded.
  */
 static int run_trace(const char *path, const struct sim_training *training,
 		     struct ppf_path_ids *ids, const struct sim_config *cfgs,
@@ -583,19 +603,7 @@ static int run_trace(const char *path, const struct sim_training *training,
 
 	if (load_stream(path, training->n ? ids : NULL, &s, &name))
 		return -1;
-	for (size_t i = 0; i < ncfgs; i++) {
-		struct sim_row *r = &rows[*nrows];
-
-		r->trace = strdup(name);
-		r->cfg = cfgs[i];
-		if (simulate(&s, training, r)) {
-			*failed = 1;
-			continue;
-		}
-		print_row(r);
-		fflush(stdout);
-		(*nrows)++;
-	}
+	run_configs(name, &s, training, cfgs, ncfgs, rows, nrows, failed);
 	free(name);
 	ppf_event_stream_free(&s);
 	return 0;
@@ -630,19 +638,7 @@ static int run_interleaved(const struct sim_args *a, struct ppf_path_ids *ids,
 		if (ppf_event_stream_interleave(in, a->ntraces, a->seed + 1 + i,
 						&tr.stream[i]))
 			die("%s", "out of memory");
-	for (i = 0; i < ncfgs; i++) {
-		struct sim_row *r = &rows[*nrows];
-
-		r->trace = strdup("interleaved");
-		r->cfg = cfgs[i];
-		if (simulate(&s, &tr, r)) {
-			*failed = 1;
-			continue;
-		}
-		print_row(r);
-		fflush(stdout);
-		(*nrows)++;
-	}
+	run_configs("interleaved", &s, &tr, cfgs, ncfgs, rows, nrows, failed);
 	for (i = 0; i < tr.n; i++)
 		ppf_event_stream_free(&tr.stream[i]);
 	for (i = 0; i < a->ntraces; i++)
