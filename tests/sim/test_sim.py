@@ -186,6 +186,8 @@ def test_bad_contexts_and_train_refused(tmp_path: Path) -> None:
     assert r.returncode == 2 and "--contexts thread: not global or pid" in r.stderr
     r = sim("--train", str(tmp_path / "missing.trace"), GLIMPSE, check=False)
     assert r.returncode == 1 and "missing.trace" in r.stderr
+    r = sim("--interleave", "seven", GLIMPSE, check=False)
+    assert r.returncode == 2 and "--interleave seven: not a number" in r.stderr
 
 
 def test_interleave_runs_traces_at_once(tmp_path: Path) -> None:
