@@ -59,13 +59,25 @@ struct ppf_walk {
 
 /**
  * struct ppf_walks - one context slot's current contexts
- * @walk: the walks, oldest (deepest) first; max_order + 1 entries
+ * @walk: the walks, oldest (deepest) first: a window into @base
  * @n: entries in use
+ * @base: the slot's memory, PPF_WALK_ROOM(max_order) entries
+ *
+ * The walks that end are mostly the oldest, and a new one is added at the
+ * end: the window moves up @base instead of every walk moving down one at
+ * each event, and slides back to the start of @base when it reaches the
+ * end (once every max_order + 1 events at most).  The order is kept
+ * because it matters: two walks in one partition (a file seen twice within
+ * the model order) step in the order they began.
  */
 struct ppf_walks {
 	struct ppf_walk *walk;
 	u32 n;
+	struct ppf_walk *base;
 };
+
+/* Room for a slot's walks: at most max_order + 1 at once, twice over. */
+#define PPF_WALK_ROOM(max_order)	(2 * ((size_t)(max_order) + 1))
 
 /**
  * struct ppf_context_model - a PCM or EPCM model
@@ -74,6 +86,7 @@ struct ppf_walks {
  * @slots: the walks of each context slot
  * @walk_store: the memory of every slot's walks
  * @nslots: number of context slots
+ * @shrinks: times the trie freed nodes (a walk may have ended)
  * @max_order: deepest context kept
  * @extended: EPCM if true, PCM if false
  */
@@ -83,6 +96,7 @@ struct ppf_context_model {
 	struct ppf_walks *slots;
 	struct ppf_walk *walk_store;
 	u32 nslots;
+	u64 shrinks;
 	u32 max_order;
 	bool extended;
 };
@@ -107,6 +121,7 @@ static void ppf_cm_shrink(void *ctx, u32 root, bool evicted)
 	struct ppf_context_model *cm = ctx;
 	u32 s, i;
 
+	cm->shrinks++;
 	for (s = 0; s < cm->nslots; s++) {
 		struct ppf_walks *ws = &cm->slots[s];
 
@@ -164,29 +179,53 @@ static void ppf_cm_learn(struct ppf_context_model *cm, struct ppf_walks *ws,
 			 u32 file)
 {
 	const struct ppf_node_pool *pool = &cm->trie.pool;
-	u32 i, root;
+	struct ppf_walk *w = ws->walk;
+	u64 shrinks = cm->shrinks;
+	u32 i, root, first = ws->n, kept = 0;
 
-	/* Walks ended by a shrink since this context's last event. */
-	ppf_cm_compact(ws);
 	/*
 	 * Each walk's next node is somewhere else in the pool: ask for all of
-	 * them first, so the cache misses overlap instead of queueing.
+	 * them first, so the cache misses overlap instead of queueing.  (A
+	 * walk ended by a shrink has node PPF_NIL, the pool's unused 0.)
 	 */
 	for (i = 0; i < ws->n; i++)
-		ppf_cache_prefetch(ppf_node(pool, ppf_node(pool, ws->walk[i].node)->child));
-	for (i = 0; i < ws->n; i++)
-		if (ws->walk[i].node != PPF_NIL)
-			ppf_cm_step(cm, &ws->walk[i], file);
+		ppf_cache_prefetch(ppf_node(pool, ppf_node(pool, w[i].node)->child));
+	/*
+	 * Step the walks and drop the ended ones in one pass, including
+	 * those a shrink ended since this context's last event.  The walks
+	 * kept are packed from the first one kept: the oldest that ended
+	 * just leave the window.
+	 */
+	for (i = 0; i < ws->n; i++) {
+		if (w[i].node == PPF_NIL)
+			continue;
+		ppf_cm_step(cm, &w[i], file);
+		if (w[i].node == PPF_NIL)
+			continue;
+		if (first == ws->n)
+			first = i;
+		if (first + kept != i)
+			w[first + kept] = w[i];
+		kept++;
+	}
+	ws->walk += first == ws->n ? 0 : first;
+	ws->n = kept;
 	/* Touching the root may halve or reclaim and end walks too. */
 	root = ppf_trie_touch_root(&cm->trie, file);
-	ppf_cm_compact(ws);
-	if (root != PPF_NIL) {
-		ws->walk[ws->n].root = root;
-		ws->walk[ws->n].node = root;
-		ws->walk[ws->n].depth = 1;
-		ws->walk[ws->n].follows = 0;
-		ws->n++;
+	/* A step or the touch freed nodes: walks kept above may be ended. */
+	if (cm->shrinks != shrinks)
+		ppf_cm_compact(ws);
+	if (root == PPF_NIL)
+		return;
+	if (ws->walk + ws->n == ws->base + PPF_WALK_ROOM(cm->max_order)) {
+		memmove(ws->base, ws->walk, ws->n * sizeof(*ws->walk));
+		ws->walk = ws->base;
 	}
+	w = &ws->walk[ws->n++];
+	w->root = root;
+	w->node = root;
+	w->depth = 1;
+	w->follows = 0;
 }
 
 static u16 ppf_likelihood(u32 count, u32 total)
@@ -244,6 +283,16 @@ static bool ppf_predicted(const struct ppf_prediction *out, unsigned int n,
 }
 
 /*
+ * A one-word filter of the files a chain has named: a clear bit proves a
+ * file new without scanning the predictions (ids are dense, so the low
+ * bits spread them); a set bit is confirmed by ppf_predicted().
+ */
+static inline u64 ppf_file_bit(u32 file)
+{
+	return 1ull << (file & 63);
+}
+
+/*
  * Where a chain that reached @leaf (file @file, after file @prev) goes on:
  * the context made of the last two files of the chain if the trie has it,
  * else the last file's own partition.  PPF_NIL if neither exists.
@@ -276,15 +325,18 @@ static unsigned int ppf_cm_chain(const struct ppf_context_model *cm, u32 prev,
 	const struct ppf_node_pool *pool = &cm->trie.pool;
 	u32 lead = 1, steps = 2 * max_out;
 	bool may_jump = true;	/* @prev is known: not just after a jump */
+	u64 named = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		named |= ppf_file_bit(out[i].file);
 
 	while (n < max_out && steps--) {
 		u32 total = ppf_node_count(ppf_node(pool, node)) - 1;
-		u32 best, best_count;
+		u32 best, best_count, file;
 
 		if (ppf_node(pool, node)->child == PPF_NIL && may_jump) {
-			u32 file = ppf_node(pool, node)->file;
-
-			node = ppf_cm_jump(cm, prev, file);
+			node = ppf_cm_jump(cm, prev, ppf_node(pool, node)->file);
 			if (node == PPF_NIL)
 				break;
 			may_jump = false;	/* one jump per leaf */
@@ -303,12 +355,14 @@ static unsigned int ppf_cm_chain(const struct ppf_context_model *cm, u32 prev,
 		 * A file predicted already: the chain has come round a cycle
 		 * (A B C A B C ...), and what follows repeats what it said.
 		 */
-		if (ppf_predicted(out, n, ppf_node(pool, best)->file))
+		file = ppf_node(pool, best)->file;
+		if ((named & ppf_file_bit(file)) && ppf_predicted(out, n, file))
 			break;
+		named |= ppf_file_bit(file);
 		lead++;
 		likelihood = likelihood * ppf_likelihood(best_count, total) /
 			     PPF_LIKELIHOOD_ONE;
-		out[n].file = ppf_node(pool, best)->file;
+		out[n].file = file;
 		out[n].likelihood = likelihood;
 		out[n].lead = lead;
 		n++;
@@ -329,6 +383,7 @@ static unsigned int ppf_cm_predict(const struct ppf_context_model *cm,
 	unsigned int n = 0;
 	u32 i, ctx = PPF_NIL;
 
+	/* The deepest context first: the walks are newest first. */
 	for (i = 0; i < ws->n && n == 0; i++) {
 		u32 count;
 
@@ -351,6 +406,7 @@ static void ppf_cm_context_start(struct ppf_model *model, u32 slot,
 	u32 i;
 
 	ws->n = 0;
+	ws->walk = ws->base;
 	if (parent == PPF_CTX_NONE)
 		return;
 	from = &cm->slots[parent];
@@ -375,7 +431,7 @@ static unsigned int ppf_cm_event(struct ppf_model *model, u32 slot, u32 file,
 static u64 ppf_cm_walk_bytes(u32 max_order, u32 nslots)
 {
 	return (u64)nslots * (sizeof(struct ppf_walks) +
-			      ((u64)max_order + 1) * sizeof(struct ppf_walk));
+			      PPF_WALK_ROOM(max_order) * sizeof(struct ppf_walk));
 }
 
 static void ppf_cm_stats(const struct ppf_model *model,
@@ -422,6 +478,9 @@ static const char *ppf_cm_check(struct ppf_model *model)
 
 		if (ws->n > cm->max_order)
 			return "more current contexts than the model order";
+		if (ws->walk < ws->base ||
+		    ws->walk + ws->n > ws->base + PPF_WALK_ROOM(cm->max_order))
+			return "current contexts outside their slot's memory";
 		for (i = 0; i < ws->n; i++) {
 			const struct ppf_walk *w = &ws->walk[i];
 
@@ -468,8 +527,7 @@ u64 ppf_context_model_bytes(const struct ppf_model_params *params)
 struct ppf_model *ppf_context_model_create(const struct ppf_model_params *params,
 					   int *err)
 {
-	/* At most max_order walks survive an event, plus the new one. */
-	size_t per_slot = (size_t)params->model_order + 1;
+	size_t per_slot = PPF_WALK_ROOM(params->model_order);
 	struct ppf_context_model *cm;
 	u32 s;
 
@@ -489,8 +547,10 @@ struct ppf_model *ppf_context_model_create(const struct ppf_model_params *params
 		*err = -ENOMEM;
 		goto out_free;
 	}
-	for (s = 0; s < cm->nslots; s++)
-		cm->slots[s].walk = cm->walk_store + (size_t)s * per_slot;
+	for (s = 0; s < cm->nslots; s++) {
+		cm->slots[s].base = cm->walk_store + (size_t)s * per_slot;
+		cm->slots[s].walk = cm->slots[s].base;
+	}
 	*err = ppf_trie_init(&cm->trie, params->partition_size,
 			     params->max_nodes, ppf_cm_shrink, cm);
 	if (*err)

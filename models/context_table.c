@@ -205,10 +205,52 @@ u32 ppf_ctx_table_get(struct ppf_ctx_table *t, u32 id, bool *fresh)
  * ppf_ctx_table_stamp() - record that a context had an event of its own now
  * @t: the table
  * @slot: the slot ppf_ctx_table_get() gave
+ * @parent: the parent id the event named (the context's own id if none)
+ * @pslot: the parent's slot, live, or PPF_CTX_NONE
+ *
+ * Remembers @slot as @pslot's latest child, and the pair, so that the
+ * context's next event, if no other comes between, takes the short way
+ * (ppf_ctx_table_again()).
  */
-void ppf_ctx_table_stamp(struct ppf_ctx_table *t, u32 slot)
+void ppf_ctx_table_stamp(struct ppf_ctx_table *t, u32 slot, u32 parent,
+			 u32 pslot)
 {
 	t->own[slot] = t->clock;
+	t->last_parent = parent;
+	t->last_pslot = pslot;
+	if (pslot != PPF_CTX_NONE) {
+		t->child[pslot] = slot;
+		t->child_id[pslot] = t->id[slot];
+	}
+}
+
+/**
+ * ppf_ctx_table_again() - the slot of a context whose last event was the last
+ * @t: the table
+ * @id: the context id
+ * @parent: the parent id the event names
+ *
+ * Events come in runs from one task.  If the table's last event was @id's
+ * own, with the same parent, nothing can have changed since: no context was
+ * made or forgotten, no child ran, so the context continues from its own
+ * place (ppf_ctx_table_latest() would return it).  Counts the event, as
+ * ppf_ctx_table_get() and ppf_ctx_table_stamp() would, in a few loads.
+ *
+ * Return: the slot, or PPF_CTX_NONE if the event must take the long way.
+ */
+u32 ppf_ctx_table_again(struct ppf_ctx_table *t, u32 id, u32 parent)
+{
+	u32 slot = t->last_slot;
+
+	if (slot == PPF_CTX_NONE || t->last_id != id ||
+	    t->last_parent != parent || t->own[slot] != t->clock)
+		return PPF_CTX_NONE;
+	t->clock++;
+	t->used[slot] = t->clock;
+	t->own[slot] = t->clock;
+	if (t->last_pslot != PPF_CTX_NONE)
+		t->used[t->last_pslot] = t->clock;
+	return slot;
 }
 
 /**
@@ -231,18 +273,6 @@ u32 ppf_ctx_table_anchor(struct ppf_ctx_table *t, u32 id, bool *fresh)
 
 	t->used[slot] = t->clock + 1;	/* the child's event is next */
 	return slot;
-}
-
-/**
- * ppf_ctx_table_note_child() - remember a context's latest child
- * @t: the table
- * @parent: the parent's slot, live
- * @child: the slot of the context whose event this is, live
- */
-void ppf_ctx_table_note_child(struct ppf_ctx_table *t, u32 parent, u32 child)
-{
-	t->child[parent] = child;
-	t->child_id[parent] = t->id[child];
 }
 
 /* How far down a family ppf_ctx_table_latest() looks. */

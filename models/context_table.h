@@ -42,6 +42,8 @@
  * @last_id: id of the last lookup, valid while @last_slot is not
  *	PPF_CTX_NONE
  * @last_slot: its slot
+ * @last_parent: the parent id the last event named
+ * @last_pslot: that parent's slot, or PPF_CTX_NONE
  * @child: for each slot, the slot of its latest child, or PPF_CTX_NONE
  * @child_id: for each slot, that child's id (the slot may be reused since)
  * @made: contexts made live, ever
@@ -59,6 +61,8 @@ struct ppf_ctx_table {
 	u64 clock;
 	u32 last_id;
 	u32 last_slot;
+	u32 last_parent;
+	u32 last_pslot;
 	u32 *child;
 	u32 *child_id;
 	u64 made;
@@ -70,9 +74,10 @@ void ppf_ctx_table_release(struct ppf_ctx_table *t);
 u64 ppf_ctx_table_bytes(u32 slots);
 u32 ppf_ctx_table_get(struct ppf_ctx_table *t, u32 id, bool *fresh);
 u32 ppf_ctx_table_anchor(struct ppf_ctx_table *t, u32 id, bool *fresh);
-void ppf_ctx_table_stamp(struct ppf_ctx_table *t, u32 slot);
+void ppf_ctx_table_stamp(struct ppf_ctx_table *t, u32 slot, u32 parent,
+			 u32 pslot);
+u32 ppf_ctx_table_again(struct ppf_ctx_table *t, u32 id, u32 parent);
 void ppf_ctx_table_clear(struct ppf_ctx_table *t);
-void ppf_ctx_table_note_child(struct ppf_ctx_table *t, u32 parent, u32 child);
 u32 ppf_ctx_table_latest(const struct ppf_ctx_table *t, u32 slot, u32 self);
 const char *ppf_ctx_table_check(const struct ppf_ctx_table *t);
 

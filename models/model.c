@@ -252,6 +252,9 @@ unsigned int ppf_model_event(struct ppf_model *model, u32 ctx, u32 parent,
 	if (max_out > model->params.max_predictions)
 		max_out = model->params.max_predictions;
 	model->events++;
+	slot = ppf_ctx_table_again(t, ctx, parent);
+	if (slot != PPF_CTX_NONE)
+		return model->ops->event(model, slot, file, out, max_out);
 	if (parent != ctx) {
 		pslot = ppf_ctx_table_anchor(t, parent, &fresh);
 		if (fresh)
@@ -273,9 +276,7 @@ unsigned int ppf_model_event(struct ppf_model *model, u32 ctx, u32 parent,
 		if (from != slot)
 			model->ops->context_start(model, slot, from);
 	}
-	ppf_ctx_table_stamp(t, slot);
-	if (pslot != PPF_CTX_NONE)
-		ppf_ctx_table_note_child(t, pslot, slot);
+	ppf_ctx_table_stamp(t, slot, parent, pslot);
 	return model->ops->event(model, slot, file, out, max_out);
 }
 
