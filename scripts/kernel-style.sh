@@ -23,7 +23,13 @@ files=(Kbuild Kconfig fs/hooks/*.[ch] mm/prefetch/*.[ch] models/*.[ch]
 pass=0
 fail=0
 for f in "${files[@]}"; do
-	out=$("$src/scripts/checkpatch.pl" --strict --no-tree --terse --show-types -f "$f" 2>&1 | grep -v '^total:')
+	ignore=()
+	# The one place that tests the kernel's version, on purpose (its header
+	# says why): the version tests themselves, and the argument 6.10's
+	# __assign_str() no longer takes.
+	[[ $f == mm/prefetch/compat.h ]] &&
+		ignore=(--ignore LINUX_VERSION_CODE,CONSTANT_COMPARISON,MACRO_ARG_UNUSED)
+	out=$("$src/scripts/checkpatch.pl" --strict --no-tree --terse --show-types "${ignore[@]}" -f "$f" 2>&1 | grep -v '^total:')
 	if [[ -n $out ]]; then echo "$out"; fail=$((fail + 1)); else pass=$((pass + 1)); fi
 	case $f in
 	*.c|*.h)

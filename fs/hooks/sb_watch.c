@@ -41,6 +41,7 @@
 #include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/workqueue.h>
+#include "mm/prefetch/compat.h"
 #include "ppf_hooks.h"
 #include "sb_watch.h"
 
@@ -280,7 +281,7 @@ static void ppf_sb_watch(struct super_block *sb)
 	list_add_tail_rcu(&s->node, &ppf_sbs);
 	ppf_nsbs++;
 	spin_unlock(&ppf_sbs_lock);
-	err = fsnotify_add_mark(&s->mark, sb, FSNOTIFY_OBJ_TYPE_SB, 0);
+	err = ppf_add_sb_mark(&s->mark, sb);
 	if (err) {
 		spin_lock(&ppf_sbs_lock);
 		s->dead = true;

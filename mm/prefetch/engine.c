@@ -75,8 +75,7 @@ static bool ppf_encode_fh(struct ppf_event *ev, struct inode *inode,
 			  struct inode *dir)
 {
 	int len = PPF_FH_WORDS;
-	int type = exportfs_encode_inode_fh(inode, (struct fid *)ev->fh, &len,
-					    dir, 0);
+	int type = ppf_encode_inode_fh(inode, (struct fid *)ev->fh, &len, dir);
 
 	if (type <= 0 || type == FILEID_INVALID || len > PPF_FH_WORDS)
 		return false;

@@ -106,7 +106,7 @@ void ppf_prefetch_dentry(struct super_block *sb, struct ppf_file *f,
 		return;
 	}
 	old = override_creds(cred);
-	child = lookup_one_unlocked(&nop_mnt_idmap, f->name->name, dir,
+	child = lookup_one_unlocked(PPF_NOP_IDMAP, f->name->name, dir,
 				    f->name->len);
 	revert_creds(old);
 	if (!IS_ERR(child)) {

@@ -44,6 +44,7 @@
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/jump_label.h>
+#include "mm/prefetch/compat.h"
 #include "models/ppf_model.h"
 #include "fs/hooks/ppf_hooks.h"
 #include "ppf_reasons.h"

@@ -13,6 +13,7 @@
 #define _PPF_TRACE_H
 
 #include <linux/tracepoint.h>
+#include "compat.h"
 #include "ppf_reasons.h"
 
 /* The skip reasons' values, for user space to decode the raw field. */
@@ -96,7 +97,7 @@ TRACE_EVENT(ppf_lookup,
 			     __field(u64, wait_ns)),
 	    TP_fast_assign(__entry->dev = dev;
 			   __entry->ino = ino;
-			   __assign_str(name);
+			   ppf_assign_str(name, name);
 			   __entry->found = found;
 			   __entry->wait_ns = wait_ns;),
 	    TP_printk("dev=%d:%d ino=%llu name=%s found=%d wait_us=%llu",

@@ -474,7 +474,7 @@ static bool ppf_prefetch_file(struct super_block *sb, struct ppf_file *f,
 	}
 	/* Act only on behalf of a task that may read the file itself. */
 	old = override_creds(cred);
-	err = inode_permission(&nop_mnt_idmap, inode, MAY_READ);
+	err = inode_permission(PPF_NOP_IDMAP, inode, MAY_READ);
 	revert_creds(old);
 	if (err) {
 		*why = PPF_SKIP_PERM;

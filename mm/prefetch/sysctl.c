@@ -176,8 +176,8 @@ static int ppf_apply_reset(const struct ctl_table *table, unsigned int val)
 	return 0;
 }
 
-static int ppf_sysctl_uint(const struct ctl_table *table, int write,
-			   void *buffer, size_t *lenp, loff_t *ppos)
+static int ppf_sysctl_uint(PPF_CTL_TABLE_CONST struct ctl_table *table,
+			   int write, void *buffer, size_t *lenp, loff_t *ppos)
 {
 	const struct ppf_tunable *t = table->extra1;
 	struct ctl_table tmp = *table;
@@ -206,8 +206,8 @@ static int ppf_sysctl_uint(const struct ctl_table *table, int write,
  * refuses it, under ppf_config_mutex.  A name longer than the buffer is
  * refused rather than truncated into another valid name.
  */
-static int ppf_sysctl_name(const struct ctl_table *table, int write,
-			   void *buffer, size_t *lenp, loff_t *ppos,
+static int ppf_sysctl_name(PPF_CTL_TABLE_CONST struct ctl_table *table,
+			   int write, void *buffer, size_t *lenp, loff_t *ppos,
 			   const char *(*shown)(void),
 			   int (*apply)(const char *name))
 {
@@ -241,8 +241,8 @@ static int ppf_model_apply(const char *name)
 	return err ? err : ppf_apply_model(p, ppf_config.memory_kb);
 }
 
-static int ppf_sysctl_model(const struct ctl_table *table, int write,
-			    void *buffer, size_t *lenp, loff_t *ppos)
+static int ppf_sysctl_model(PPF_CTL_TABLE_CONST struct ctl_table *table,
+			    int write, void *buffer, size_t *lenp, loff_t *ppos)
 {
 	return ppf_sysctl_name(table, write, buffer, lenp, ppos,
 			       ppf_model_shown, ppf_model_apply);
@@ -276,8 +276,8 @@ static int ppf_io_class_apply(const char *name)
 	return err;
 }
 
-static int ppf_sysctl_io_class(const struct ctl_table *table, int write,
-			       void *buffer, size_t *lenp, loff_t *ppos)
+static int ppf_sysctl_io_class(PPF_CTL_TABLE_CONST struct ctl_table *table,
+			       int write, void *buffer, size_t *lenp, loff_t *ppos)
 {
 	return ppf_sysctl_name(table, write, buffer, lenp, ppos,
 			       ppf_io_class_shown, ppf_io_class_apply);
@@ -302,15 +302,15 @@ static int ppf_contexts_apply(const char *name)
 	return err;
 }
 
-static int ppf_sysctl_contexts(const struct ctl_table *table, int write,
-			       void *buffer, size_t *lenp, loff_t *ppos)
+static int ppf_sysctl_contexts(PPF_CTL_TABLE_CONST struct ctl_table *table,
+			       int write, void *buffer, size_t *lenp, loff_t *ppos)
 {
 	return ppf_sysctl_name(table, write, buffer, lenp, ppos,
 			       ppf_contexts_shown, ppf_contexts_apply);
 }
 
-static int ppf_sysctl_filesystems(const struct ctl_table *table, int write,
-				  void *buffer, size_t *lenp, loff_t *ppos)
+static int ppf_sysctl_filesystems(PPF_CTL_TABLE_CONST struct ctl_table *table,
+				  int write, void *buffer, size_t *lenp, loff_t *ppos)
 {
 	char names[sizeof(ppf_config.filesystems)];
 	struct ctl_table tmp = *table;
