@@ -10,6 +10,9 @@
 #   make bench    the models' speed and memory (a benchmark: reports, asserts nothing)
 #   make bench-instructions   the same as instruction and cache-miss counts (valgrind)
 #   make sweep    the table in docs/models.md: every model on every trace
+#   make deb      build/predictive-prefetch-dkms_VERSION_ARCH.deb: the module
+#                 for DKMS, ppfctl, the admin guide (scripts/build-deb.sh)
+#   make ppfctl   userspace/ppfctl/ppfctl, the operator's tool
 #
 # Each target first installs the Debian packages it needs (scripts/install-deps.sh).
 
@@ -31,7 +34,7 @@ TRACES		:= eval/workloads/gnuld/gnuld.trace.gz \
 		   eval/workloads/andrew/andrew.trace.gz \
 		   eval/workloads/glimpse/glimpse.trace.gz
 
-.PHONY: all demo sim-demo test bench bench-instructions sweep deps deps-test clean FORCE
+.PHONY: all demo sim-demo test bench bench-instructions sweep deb ppfctl deps deps-test clean FORCE
 
 all: $(BUILD)/ppf-sim $(BUILD)/ppf-bench
 
@@ -73,6 +76,12 @@ sim-demo: deps $(BUILD)/ppf-sim
 sweep: deps $(BUILD)/ppf-sim
 	$(BUILD)/ppf-sim --sweep --passes $(PASSES) --json $(BUILD)/sweep.json $(TRACES)
 
+deb: deps
+	@scripts/build-deb.sh $(BUILD)
+
+ppfctl: deps
+	$(MAKE) -s -C userspace/ppfctl
+
 bench: deps $(BUILD)/ppf-bench
 	$(BUILD)/ppf-bench
 
@@ -95,3 +104,4 @@ test: deps-test $(BUILD)/test_models $(BUILD)/test_invariants $(BUILD)/fuzz_mode
 clean:
 	rm -rf $(BUILD)
 	$(MAKE) -s -C userspace/trace-replay clean
+	$(MAKE) -s -C userspace/ppfctl clean

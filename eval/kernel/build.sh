@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # Build ppf's test kernel (Debian linux-source-6.12, tinyconfig + fragments), cached.
 #
-# Usage: eval/kernel/build.sh [--debug] [--print-dir] [-j N]
+# Usage: eval/kernel/build.sh [--debug | --series DIR] [--print-dir | --print-src] [-j N]
 #   --debug      also apply config/debug.config (KASAN, lockdep, kmemleak, ...)
+#   --series DIR the tree with DIR/*.patch applied (scripts/make-patch-series.sh)
+#                and config/series.config (CONFIG_PREDICTIVE_PREFETCH=y): ppf
+#                built in, as a kernel tree would have it
 #   --print-dir  print the build directory and exit without building
+#   --print-src  unpack the 6.12 source if needed, print its directory, exit
 #   -j N         parallel jobs (default: nproc)
 #
 # stdout: exactly one line, the build directory (KDIR), which holds
@@ -31,14 +35,18 @@ PACKAGES=(linux-source-6.12 build-essential bc bison flex libelf-dev libssl-dev
 
 variant=base
 print_only=0
+print_src=0
+series=
 jobs=$(nproc)
 while [[ $# -gt 0 ]]; do
     case $1 in
         --debug) variant=debug ;;
+        --series) variant=series; series=$(realpath "$2"); shift ;;
         --print-dir) print_only=1 ;;
+        --print-src) print_src=1 ;;
         -j) jobs=$2; shift ;;
         -j*) jobs=${1#-j} ;;
-        -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
         *) echo "build.sh: unknown argument $1" >&2; exit 2 ;;
     esac
     shift
@@ -55,6 +63,7 @@ install_packages() {
 fragments() {
     echo "$HERE/config/base.config"
     [[ $variant == debug ]] && echo "$HERE/config/debug.config"
+    [[ $variant == series ]] && echo "$HERE/config/series.config"
     return 0
 }
 
@@ -87,6 +96,33 @@ build_key() {
         echo "--- $(basename "$f")"
         cat "$f"
     done
+    if [[ -n $series ]]; then
+        for f in "$series"/*.patch; do
+            echo "--- $(basename "$f") $(sha256sum <"$f" | cut -c1-16)"
+        done
+    fi
+}
+
+# The source with the series applied, beside the pristine one: hard links
+# to it, except for the files the patches touch.  Prints its directory.
+patched_source() {
+    local src=$1 hash=$2 dst f
+    dst=$src-series-$hash
+    if [[ ! -f $dst/.ppf-patched ]]; then
+        log "applying $series/*.patch to a copy of $src"
+        rm -rf "$dst"
+        cp -al "$src" "$dst"
+        for f in $(sed -n 's|^+++ b/||p' "$series"/*.patch | sort -u); do
+            if [[ -f $dst/$f ]]; then
+                cp --remove-destination "$src/$f" "$dst/$f"
+            fi
+        done
+        for f in "$series"/*.patch; do
+            patch -s -p1 -d "$dst" <"$f" >&2
+        done
+        touch "$dst/.ppf-patched"
+    fi
+    echo "$dst"
 }
 
 # A new config starts from a copy of the newest complete build of the same
@@ -148,6 +184,11 @@ main() {
     fi
     # the source is needed even when cached: KDIR's Makefile points into it
     unpack_source "$src"
+    if [[ $print_src -eq 1 ]]; then
+        echo "$src"
+        return 0
+    fi
+    [[ -n $series ]] && src=$(patched_source "$src" "$hash")
     if [[ -f $out/.ppf-built && -f $out/arch/x86/boot/bzImage ]]; then
         log "cached: $out"
         echo "$out"

@@ -76,7 +76,7 @@ class KernelVariant:
     """A kernel the tests and the evaluation boot, and how it must be booted."""
     name: str
     build_flags: Tuple[str, ...] = ()   # eval/kernel/build.sh options
-    debian: bool = False                # Debian's own kernel (debian.py), not build.sh's
+    debian: str = ""                    # Debian's own kernel of this series (debian.py)
     icount_shift: Optional[int] = None  # overrides the request's
     seabios: bool = False
     append: Tuple[str, ...] = ()        # after the request's own parameters
@@ -103,8 +103,10 @@ BASE = KernelVariant("base")
 # guest second before the RCU-stall and hung-task watchdogs.
 DEBUG = KernelVariant("debug", build_flags=("--debug",), icount_shift=0, seabios=True,
                       append=("pci=noacpi",))
-# Debian's own 6.12 kernel with the module built against its headers
-# (debian.py; its guest prelude loads ext4 and virtio_blk, modules there).
-DEBIAN = KernelVariant("debian", debian=True)
+# Debian's own 6.12 kernel, and its default 6.1, with the module built against
+# their headers (debian.py; its guest prelude loads ext4 and virtio_blk,
+# modules there).
+DEBIAN = KernelVariant("debian", debian="6.12")
+DEBIAN61 = KernelVariant("debian61", debian="6.1")
 
-VARIANTS: Dict[str, KernelVariant] = {v.name: v for v in (BASE, DEBUG, DEBIAN)}
+VARIANTS: Dict[str, KernelVariant] = {v.name: v for v in (BASE, DEBUG, DEBIAN, DEBIAN61)}

@@ -1,10 +1,13 @@
-"""The "debian" kernel variant: Debian's own 6.12 kernel (config.DEBIAN).
+"""The "debian" kernel variants: Debian's own 6.12 and 6.1 kernels (config.py).
 
 The base and debug variants boot the project's test kernel
-(eval/kernel/build.sh).  This variant checks what a user does instead: build
+(eval/kernel/build.sh).  These variants check what a user does instead: build
 the module against Debian's linux-headers-<ABI> and load it into Debian's
 stock linux-image-<ABI> of the same version, booted in QEMU with the same
-busybox initramfs, /init and guest test scripts.
+busybox initramfs, /init and guest test scripts.  "debian" is Debian 12's
+6.12 kernel; "debian61" is its default kernel, 6.1, the one a Debian 12
+machine runs unless told otherwise (mm/prefetch/compat.h covers the
+differences).
 
 What differs from the test kernel, and what this module does about it:
 
@@ -24,17 +27,24 @@ What differs from the test kernel, and what this module does about it:
   softdep, which busybox modprobe ignores, and TCG's CPU has no SSE4.2 for
   crc32c-intel), then waits for the virtio disks' /dev nodes.
 
-ABI is pinned once, below.  It should be the version of linux-source-6.12
-that eval/kernel/build.sh builds the test kernel from; check_versions() warns
-when the two drift apart.
+No ABI is pinned: Debian replaces a series' ABI with each point release
+and in time drops the old packages, so a pin breaks the first time CI runs
+after one.  The 6.1 ABI is whatever Debian's linux-headers-amd64
+metapackage depends on today; the 6.12 ABI is the newest
+linux-headers-6.12.N+deb12-amd64 the archive offers (there is no
+metapackage for it in Debian 12).  That should be the version of
+linux-source-6.12 that eval/kernel/build.sh builds the test kernel from;
+check_versions() warns when the two drift apart.
 
-Standalone: python3 -m eval.vm.debian [--work DIR] prepares everything
-(packages, module build, module subset) and prints the paths.
+Standalone: python3 -m eval.vm.debian [--series 6.1|6.12] [--work DIR]
+prepares everything (packages, module build, module subset) and prints the
+paths.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import re
 import shutil
@@ -46,23 +56,49 @@ from typing import Dict, List, Sequence, Tuple
 
 from . import kernel as kbuild
 
-# The one pin: Debian's kernel ABI name (linux-image-ABI, linux-headers-ABI).
-ABI = "6.12.117+deb12-amd64"
+# Debian 12's 6.12 kernels: linux-headers-ABI for ABI = 6.12.N+deb12-amd64.
+ABI_612_PATTERN = r"6\.12\.(\d+)\+deb12-amd64"
+# Debian 12's default kernel series: the ABI its metapackage names.
+DEFAULT_HEADERS_META = "linux-headers-amd64"
+SERIES = ("6.12", "6.1")
 
 PRELUDE = Path(__file__).resolve().parent / "debian-prelude.sh"
-KERNEL = Path("/boot") / f"vmlinuz-{ABI}"
-HEADERS = Path("/usr/src") / f"linux-headers-{ABI}"
-MODDIR = Path("/lib/modules") / ABI
-
-IMAGE_PKGS = (f"linux-image-{ABI}", f"linux-image-{ABI}-unsigned")
-HEADERS_PKG = f"linux-headers-{ABI}"
 HOST_PKGS = ("xz-utils", "kmod")
+
+
+@dataclasses.dataclass(frozen=True)
+class DebianKernel:
+    """One of Debian's kernels, by its ABI name ("6.1.0-47-amd64")."""
+    abi: str
+
+    @property
+    def kernel(self) -> Path:
+        return Path("/boot") / f"vmlinuz-{self.abi}"
+
+    @property
+    def headers(self) -> Path:
+        return Path("/usr/src") / f"linux-headers-{self.abi}"
+
+    @property
+    def moddir(self) -> Path:
+        return Path("/lib/modules") / self.abi
+
+    @property
+    def image_pkgs(self) -> Tuple[str, str]:
+        return (f"linux-image-{self.abi}", f"linux-image-{self.abi}-unsigned")
+
+    @property
+    def headers_pkg(self) -> str:
+        return f"linux-headers-{self.abi}"
+
 
 # Loaded in this order by debian-prelude.sh; their modules.dep dependencies are
 # staged too.  crc32c_generic: ext4's softdep, see above.  null_blk: the
 # tests' memory-backed disk (its parameters come from the kernel command
-# line, which applies null_blk.* to the module when it loads).
-LOAD = ("crc32c_generic", "ext4", "virtio_blk", "null_blk")
+# line, which applies null_blk.* to the module when it loads).  virtio_pci:
+# built in on 6.12, a module on 6.1; a name the kernel has built in
+# (modules.builtin) is left out.
+LOAD = ("crc32c_generic", "ext4", "virtio_pci", "virtio_blk", "null_blk")
 
 
 def log(msg: str) -> None:
@@ -75,29 +111,75 @@ def installed(pkg: str) -> bool:
     return res.returncode == 0 and "install ok installed" in res.stdout
 
 
-def ensure_packages() -> None:
+def apt_env() -> Dict[str, str]:
+    return dict(os.environ, DEBIAN_FRONTEND="noninteractive", INITRD="No")
+
+
+def default_abi() -> str:
+    """The ABI Debian's linux-headers-amd64 depends on (its default kernel)."""
+    for attempt in (0, 1):
+        res = subprocess.run(["apt-cache", "depends", DEFAULT_HEADERS_META], text=True,
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        m = re.search(r"Depends: linux-headers-(\d[^\s]*-amd64)\b", res.stdout)
+        if m:
+            return m.group(1)
+        if attempt == 0 and os.geteuid() == 0:
+            # Package lists not fetched yet (a fresh machine).
+            subprocess.run(["apt-get", "update", "-qq"], check=True, env=apt_env())
+    raise SystemExit(f"kernel-tests: debian: cannot tell which kernel {DEFAULT_HEADERS_META} "
+                     "names (apt-cache depends found none; run apt-get update)")
+
+
+def newest_612_abi() -> str:
+    """The newest 6.12 ABI the archive offers (apt-cache search)."""
+    for attempt in (0, 1):
+        res = subprocess.run(["apt-cache", "search", "--names-only",
+                              r"^linux-headers-6\.12\.[0-9]+\+deb12-amd64$"], text=True,
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        found = [m for m in (re.match(f"linux-headers-({ABI_612_PATTERN}) ", line)
+                             for line in res.stdout.splitlines()) if m]
+        if found:
+            return max(found, key=lambda m: int(m.group(2))).group(1)
+        if attempt == 0 and os.geteuid() == 0:
+            subprocess.run(["apt-get", "update", "-qq"], check=True, env=apt_env())
+    raise SystemExit("kernel-tests: debian: the archive offers no "
+                     "linux-headers-6.12.N+deb12-amd64 (run apt-get update)")
+
+
+def kernel_for(series: str) -> DebianKernel:
+    """Debian's newest kernel of a series: "6.12" or "6.1" (the default)."""
+    if series == "6.12":
+        return DebianKernel(newest_612_abi())
+    if series == "6.1":
+        return DebianKernel(default_abi())
+    raise ValueError(f"no Debian kernel series {series!r} (known: {', '.join(SERIES)})")
+
+
+def ensure_packages(k: DebianKernel) -> None:
     """Install Debian's kernel, headers and the host tools, only if missing."""
-    missing = [p for p in (HEADERS_PKG, *HOST_PKGS) if not installed(p)]
-    if not any(installed(p) for p in IMAGE_PKGS):
-        missing.append(IMAGE_PKGS[0])
+    missing = [p for p in (k.headers_pkg, *HOST_PKGS) if not installed(p)]
+    if not any(installed(p) for p in k.image_pkgs):
+        missing.append(k.image_pkgs[0])
     if not missing:
         return
     if os.geteuid() != 0:
         raise SystemExit(f"kernel-tests: debian: need root to install {' '.join(missing)}")
     log(f"installing {' '.join(missing)}")
-    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive", INITRD="No")
+    env = apt_env()
     subprocess.run(["apt-get", "update", "-qq"], check=True, env=env)
     subprocess.run(["apt-get", "install", "-y", "-qq", "--no-install-recommends", *missing],
                    check=True, env=env)
 
 
-def check_versions() -> None:
-    """Warn when the pin and the test kernel's linux-source-6.12 differ."""
+def check_versions(k: DebianKernel) -> None:
+    """Warn when Debian's 6.12 and the test kernel's linux-source-6.12 differ."""
+    if not re.fullmatch(ABI_612_PATTERN, k.abi):
+        return
     res = subprocess.run(["dpkg-query", "-W", "-f", "${Version}", "linux-source-6.12"],
                          text=True, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     src = res.stdout.split("-")[0] if res.returncode == 0 else ""
-    if src and src != ABI.split("+")[0]:
-        log(f"warning: pinned {ABI} but the test kernel is built from "
+    if src and src != k.abi.split("+")[0]:
+        log(f"warning: Debian's newest 6.12 is {k.abi} but the test kernel is built from "
             f"linux-source-6.12 {res.stdout}")
 
 
@@ -111,15 +193,25 @@ def read_deps(moddir: Path) -> Dict[str, Tuple[str, List[str]]]:
     return deps
 
 
-def closure(deps: Dict[str, Tuple[str, List[str]]], names: Sequence[str]) -> List[str]:
+def builtin(k: DebianKernel) -> List[str]:
+    """Names of the modules k has built in (modules.builtin)."""
+    f = k.moddir / "modules.builtin"
+    if not f.exists():
+        return []
+    return [re.sub(r"\.ko$", "", Path(line).name).replace("-", "_")
+            for line in f.read_text().split()]
+
+
+def closure(k: DebianKernel, deps: Dict[str, Tuple[str, List[str]]],
+            names: Sequence[str]) -> List[str]:
     """Paths (relative to the module dir) of names and all they depend on."""
     by_path = {p: d for p, d in deps.values()}
     out: List[str] = []
     todo = []
     for n in names:
         if n.replace("-", "_") not in deps:
-            raise SystemExit(f"kernel-tests: debian: no module {n} in {MODDIR} "
-                             "(built in? see /boot/config-" + ABI + ")")
+            raise SystemExit(f"kernel-tests: debian: no module {n} in {k.moddir} "
+                             f"(built in? see /boot/config-{k.abi})")
         todo.append(deps[n.replace("-", "_")][0])
     while todo:
         p = todo.pop()
@@ -129,18 +221,19 @@ def closure(deps: Dict[str, Tuple[str, List[str]]], names: Sequence[str]) -> Lis
     return sorted(out)
 
 
-def stage_modules(work: Path) -> Path:
+def stage_modules(k: DebianKernel, work: Path) -> Path:
     """A /lib/modules/ABI holding LOAD and their dependencies, depmod'ed.
 
     Returns the staging root (its lib/modules/ABI goes to the guest)."""
-    root = work / "debian-modules"
-    dest = root / "lib" / "modules" / ABI
+    root = work / f"debian-modules-{k.abi}"
+    dest = root / "lib" / "modules" / k.abi
     if root.exists():
         shutil.rmtree(root)
     dest.mkdir(parents=True)
     order = []
-    for rel in closure(read_deps(MODDIR), LOAD):
-        src = MODDIR / rel
+    load = [n for n in LOAD if n not in builtin(k)]
+    for rel in closure(k, read_deps(k.moddir), load):
+        src = k.moddir / rel
         order.append(re.sub(r"\.(xz|zst|gz)$", "", rel))
         out = dest / order[-1]
         out.parent.mkdir(parents=True, exist_ok=True)
@@ -152,46 +245,48 @@ def stage_modules(work: Path) -> Path:
         else:
             raise SystemExit(f"kernel-tests: debian: cannot decompress {src}")
     for name in ("modules.builtin", "modules.builtin.modinfo"):
-        if (MODDIR / name).exists():
-            shutil.copy2(MODDIR / name, dest / name)
+        if (k.moddir / name).exists():
+            shutil.copy2(k.moddir / name, dest / name)
     (dest / "modules.order").write_text("".join(f"{p}\n" for p in order))
-    subprocess.run(["depmod", "-b", str(root), ABI], check=True)
-    (dest / "ppf-load").write_text(" ".join(LOAD) + "\n")
+    subprocess.run(["depmod", "-b", str(root), k.abi], check=True)
+    (dest / "ppf-load").write_text(" ".join(load) + "\n")
     return root
 
 
-def prepare(work: Path, cache_dir: Path) -> Tuple[Path, Path]:
+def prepare(series: str, work: Path, cache_dir: Path) -> Tuple[DebianKernel, Path, Path]:
     """Install, build the module (under cache_dir), stage the modules in work:
-    returns (kernel image, the .ko)."""
-    ensure_packages()
-    check_versions()
-    for p in (KERNEL, HEADERS / "Makefile", MODDIR / "modules.dep"):
+    returns (the kernel, its image, the .ko)."""
+    k = kernel_for(series)
+    ensure_packages(k)
+    check_versions(k)
+    for p in (k.kernel, k.headers / "Makefile", k.moddir / "modules.dep"):
         if not p.exists():
             raise SystemExit(f"kernel-tests: debian: missing {p}")
-    log(f"building the module against {HEADERS}")
-    ko = kbuild.build_module(HEADERS, cache_dir)
-    stage_modules(work)
-    return KERNEL, ko
+    log(f"building the module against {k.headers}")
+    ko = kbuild.build_module(k.headers, cache_dir)
+    stage_modules(k, work)
+    return k, k.kernel, ko
 
 
-def prelude() -> str:
+def prelude(k: DebianKernel) -> str:
     """The shell text to put in front of a guest command (debian-prelude.sh)."""
-    return PRELUDE.read_text().replace("@ABI@", ABI) + "\n"
+    return PRELUDE.read_text().replace("@ABI@", k.abi) + "\n"
 
 
-def adds(work: Path) -> List[str]:
+def adds(k: DebianKernel, work: Path) -> List[str]:
     """The BootRequest adds of the module subset stage_modules() made in work."""
-    return [f"{work / 'debian-modules'}/lib/modules/{ABI}:/lib/modules/{ABI}"]
+    return [f"{work / f'debian-modules-{k.abi}'}/lib/modules/{k.abi}:/lib/modules/{k.abi}"]
 
 
 def main(argv: Sequence[str]) -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    ap.add_argument("--series", choices=SERIES, default="6.12", help="Debian kernel series")
     ap.add_argument("--work", type=Path, help="work dir (default: a new temporary one)")
     args = ap.parse_args(argv)
     work = args.work or Path(tempfile.mkdtemp(prefix="ppf-debian."))
     work.mkdir(parents=True, exist_ok=True)
-    kernel, ko = prepare(work, kbuild.CACHE)
-    print(f"kernel  {kernel}\nmodule  {ko}\nmodules {work / 'debian-modules'}")
+    k, kernel, ko = prepare(args.series, work, kbuild.CACHE)
+    print(f"kernel  {kernel}\nmodule  {ko}\nmodules {work / f'debian-modules-{k.abi}'}")
     return 0
 
 

@@ -107,9 +107,11 @@ def build_simdisk(kdir: Path, cache_dir: Path) -> Path:
     return make_module(kdir, dest, "ppf_simdisk.ko", "simdisk")
 
 
-def build_static(src: Path, out: Path) -> Path:
-    """A static guest helper from one C file (the guest has no libc)."""
-    sh(["gcc", "-static", "-O2", "-Wall", "-Wextra", "-Werror", "-o", out, src])
+def build_static(src: Path, out: Path, more: Sequence[Path] = ()) -> Path:
+    """A static guest helper from a C file and more of its own (the guest has
+    no libc)."""
+    sh(["gcc", "-static", "-O2", "-std=gnu11", "-Wall", "-Wextra", "-Werror",
+        "-o", out, src, *more])
     return out
 
 

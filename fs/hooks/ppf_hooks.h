@@ -30,6 +30,7 @@ struct super_block *ppf_sb_pin(struct ppf_sb *s);
 void ppf_sb_unpin(struct super_block *sb);
 dev_t ppf_sb_dev(const struct ppf_sb *s);
 unsigned int ppf_sb_watched(void);
+bool ppf_hooks_read_fallback(void);
 int ppf_sb_set_types(const char *types);
 unsigned long ppf_page_cache_removals(dev_t dev, u64 ino);
 unsigned long ppf_page_cache_removals_of(struct address_space *mapping);

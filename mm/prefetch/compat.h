@@ -35,6 +35,17 @@
 #define ppf_assign_str(field, src)	__assign_str(field, src)
 #endif
 
+/*
+ * Before 6.6, register_sysctl() found the end of a table by an empty
+ * entry; 6.6 passes the size instead (and still stops at an empty entry),
+ * 6.11 takes an empty entry for a bad one.
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 6, 0)
+#define PPF_CTL_TABLE_END	{ }
+#else
+#define PPF_CTL_TABLE_END
+#endif
+
 /* 6.11 made the table a proc_handler is given const. */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
 #define PPF_CTL_TABLE_CONST	const

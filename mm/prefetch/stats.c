@@ -107,6 +107,7 @@ static int ppf_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "events_queued %u\n", ppf_ring_unfinished());
 	seq_printf(m, "files %u\n", ppf_files_count());
 	seq_printf(m, "filesystems %u\n", ppf_sb_watched());
+	seq_printf(m, "read_fallback %u\n", ppf_hooks_read_fallback());
 	seq_printf(m, "model_events %llu\n", ms.events);
 	seq_printf(m, "model_nodes %u\n", ms.nodes);
 	seq_printf(m, "model_max_nodes %u\n", ms.max_nodes);

@@ -401,6 +401,7 @@ static struct ctl_table ppf_sysctl_table[] = {
 	PPF_UINT("lookahead", &ppf_config.lookahead, 1, PPF_MAX_PREDICTIONS,
 		 NULL),
 	PPF_UINT("reset", &ppf_reset_value, 1, 1, ppf_apply_reset),
+	PPF_CTL_TABLE_END
 };
 
 /**

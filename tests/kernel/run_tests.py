@@ -12,8 +12,9 @@ splat (oops, BUG, KASAN, lockdep, WARNING, hung task, kmemleak report): run.py
 fails the boot otherwise.  The kernel build and the module build are cached
 under ${PPF_CACHE:-/var/cache/ppf}.  The last line is "N passed, N failed",
 counting the checks of every test (a test whose boot failed counts as one
-failure more).  Tests of the debian variant boot Debian's own 6.12 kernel
-instead, with the module built against its headers (eval/vm/debian.py).
+failure more).  Tests of the debian and debian61 variants boot Debian's own
+6.12 kernel and its default 6.1 kernel instead, with the module built
+against their headers (eval/vm/debian.py).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import os
 import sys
 import tempfile
 from pathlib import Path
-from typing import Dict, List, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 TOP = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(TOP))  # the tests are a client of eval/vm/, the VM layer
@@ -51,7 +52,7 @@ DATA_FILES: Dict[str, int] = {
 class Test:
     name: str
     script: str
-    variant: str = "base"       # test kernel: base, debug or debian (eval/vm/config.py)
+    variant: str = "base"       # base, debug, debian or debian61 (eval/vm/config.py)
     disks: Tuple[str, ...] = ()  # names of disks from make_disks()
     timeout: int = 600
     memory: str = "512M"
@@ -66,8 +67,14 @@ class Test:
 TESTS: List[Test] = [
     Test("predict", "test_predict.sh", disks=("data",)),
     Test("sysctl", "test_sysctl.sh"),
+    Test("ppfctl", "test_ppfctl.sh", disks=("data",)),
     Test("predict-debian", "test_predict.sh", variant="debian", disks=("data",)),
     Test("sysctl-debian", "test_sysctl.sh", variant="debian"),
+    Test("predict-debian61", "test_predict.sh", variant="debian61", disks=("data",), smp=1),
+    # One CPU: under TCG, Debian's 6.1 hangs bringing up a second one
+    # ("x86: Booting SMP configuration"); its 6.12 and the test kernel do not.
+    Test("sysctl-debian61", "test_sysctl.sh", variant="debian61", smp=1),
+    Test("ppfctl-debian61", "test_ppfctl.sh", variant="debian61", disks=("data",), smp=1),
     # One virtual CPU: QEMU runs the virtual CPUs of an -icount guest in
     # turn, so with two a hook's clock would also count the other CPU's
     # slices (the worker's, above all).
@@ -108,9 +115,14 @@ def log(msg: str) -> None:
 
 
 def build_tools(work: Path) -> List[Path]:
-    """The static guest tools of tests/kernel/tools/, one per source file."""
-    return [kernel.build_static(src, work / src.stem)
-            for src in sorted((TOP / "tests" / "kernel" / "tools").glob("*.c"))]
+    """The static guest tools of tests/kernel/tools/, one per source file,
+    and ppfctl (userspace/ppfctl/), the operator's tool test_ppfctl.sh runs."""
+    tools = [kernel.build_static(src, work / src.stem)
+             for src in sorted((TOP / "tests" / "kernel" / "tools").glob("*.c"))]
+    ppfctl = TOP / "userspace" / "ppfctl"
+    more = sorted(p for p in ppfctl.glob("*.c") if p.name != "ppfctl.c")
+    tools.append(kernel.build_static(ppfctl / "ppfctl.c", work / "ppfctl", more))
+    return tools
 
 
 def make_initramfs(work: Path, bins: Sequence[str] = ()) -> Path:
@@ -120,14 +132,17 @@ def make_initramfs(work: Path, bins: Sequence[str] = ()) -> Path:
     return kernel.make_initramfs(out, bins)
 
 
-def prepare(variant: KernelVariant, work: Path) -> Tuple[Path, Path]:
-    """(kernel, module) of a variant: built (cached), or Debian's."""
+def prepare(variant: KernelVariant, work: Path
+            ) -> Tuple[Path, Path, Optional[debian.DebianKernel]]:
+    """(kernel, module, Debian's kernel or None) of a variant: built (cached),
+    or Debian's."""
     if variant.debian:
-        return debian.prepare(work, CACHE)
+        k, image, ko = debian.prepare(variant.debian, work, CACHE)
+        return image, ko, k
     log(f"building the {variant.name} test kernel (cached)")
     kdir = kernel.build_kernel(variant)
     log(f"building the module against {kdir}")
-    return kdir, kernel.build_module(kdir, CACHE)
+    return kdir, kernel.build_module(kdir, CACHE), None
 
 
 def run_test(t: Test, kdir: Path, initrd: Path, adds: Sequence[str],
@@ -165,7 +180,7 @@ def main(argv: Sequence[str]) -> int:
              or (not args.only and not t.by_name)]
     if args.list:
         for t in TESTS:
-            print(f"{t.name:14} {t.variant:6} {t.script}{'  (by name)' if t.by_name else ''}")
+            print(f"{t.name:17} {t.variant:8} {t.script}{'  (by name)' if t.by_name else ''}")
         return 0
     kernel.ensure_packages(["e2fsprogs", "gcc", "libc6-dev", "make", "python3",
                             "qemu-system-x86"])
@@ -179,17 +194,17 @@ def main(argv: Sequence[str]) -> int:
     initrd = make_initramfs(work)
     initrds: Dict[Tuple[str, ...], Path] = {(): initrd}
     total_pass = total_fail = 0
-    built: Dict[str, Tuple[Path, Path]] = {}
+    built: Dict[str, Tuple[Path, Path, Optional[debian.DebianKernel]]] = {}
     for t in tests:
         variant = VARIANTS[t.variant]
         if t.variant not in built:
             built[t.variant] = prepare(variant, work)
-        kdir, ko = built[t.variant]
+        kdir, ko, deb = built[t.variant]
         adds = [str(ko), *map(str, tools), f"{GUEST}:/ppf/guest"]
         prelude = ""
-        if variant.debian:
-            prelude = debian.prelude()
-            adds += debian.adds(work)
+        if deb is not None:
+            prelude = debian.prelude(deb)
+            adds += debian.adds(deb, work)
         if t.bins not in initrds:
             initrds[t.bins] = make_initramfs(work, t.bins)
         log(f"running {t.name} on the {t.variant} kernel")

@@ -18,6 +18,12 @@ set_ppf enabled 1
 cat X > /dev/null
 settle
 check "enabled: the ext4 data disk is watched after a read" eq "$(stat_of filesystems)" 1
+# read_fallback says whether reads are learnt from pages added (before 6.10).
+if [ -e /sys/kernel/tracing/events/filemap/mm_filemap_get_pages ]; then
+	check "read_fallback 0: the kernel has the read tracepoints" eq "$(stat_of read_fallback)" 0
+else
+	check "read_fallback 1: the kernel lacks the read tracepoints" eq "$(stat_of read_fallback)" 1
+fi
 
 # EPCM: opening A brings B, C and D in, several events ahead.
 train
@@ -155,7 +161,15 @@ set -- $(metadata_pass 0)
 without=$1
 echo "disk reads opening and reading M1 M2 M3: $with with metadata, $without without"
 check "metadata: their opens and reads then read nothing from the disk" eq "$with" 0
-check "metadata=0: their directory is read by the task" ge "$without" 1
+# The control: without the lookups the task reads the directory itself.  On
+# Debian's 6.1 the directory block is still cached after drop_caches in this
+# sequence (a block trace there shows no read of it by anyone, ppf
+# included), so the control cannot be made there.
+if [ -e /sys/kernel/tracing/events/filemap/mm_filemap_get_pages ]; then
+	check "metadata=0: their directory is read by the task" ge "$without" 1
+else
+	echo "skip metadata=0 control: this kernel keeps the directory block cached"
+fi
 check "metadata=0: no lookup" eq "$2" 0
 set_ppf metadata 1
 
@@ -262,6 +276,10 @@ settle 0
 drop_caches
 cat A > /dev/null
 settle
+echo "after the pause: B $(resident_kb B) C $(resident_kb C) D $(resident_kb D) KiB;" \
+	"pauses $(stat_of payoff_pauses) dropped_paused $(stat_of dropped_paused)" \
+	"skipped_recent $(stat_of skipped_recent) skipped_cached $(stat_of skipped_cached)" \
+	"issued $(stat_of prefetch_issued)"
 check "backoff: after the pause, a cold cache is prefetched again" \
 	eq "$(resident_kb B)$(resident_kb C)$(resident_kb D)" 256256256
 

@@ -1,0 +1,127 @@
+# test_ppfctl.sh - ppfctl, the operator's tool, against the real module
+#
+# Every command: status (words and JSON, rates over an interval), enable,
+# disable, get, set (a value the kernel refuses comes back as its EINVAL,
+# and the old value stays), reset, watch; a bad command line (exit 2) and
+# a module that is not loaded (a clear message, exit 1).
+. /ppf/guest/lib.sh
+
+CTL=/ppf/ppfctl
+
+# run CMD...: its stdout in $out, stderr in $err, exit status in $rc.
+run() {
+	out=$("$@" 2>/tmp/ppfctl.err)
+	rc=$?
+	err=$(cat /tmp/ppfctl.err)
+}
+has() { echo "$1" | grep -q -- "$2"; }
+
+run $CTL status
+check "not loaded: status exits 1" eq "$rc" 1
+check "not loaded: status says how to load it" has "$err" "not loaded.*modprobe predictive_prefetch"
+run $CTL set enabled 1
+check "not loaded: set exits 1 and says so" eval '[ $rc -eq 1 ] && has "$err" "not loaded"'
+
+mount_data /mnt || { echo "FAIL mount"; exit 1; }
+load_ppf || { echo "FAIL insmod"; exit 1; }
+cd /mnt
+always_prefetch
+
+run $CTL status -i 0
+check "status: exit 0" eq "$rc" 0
+check "status: says ppf is off" has "$out" "^ppf is off"
+check "status: names the model and its shape" has "$out" "model epcm, partition size [0-9]*, order [0-9]*"
+run $CTL enable
+check "enable: exit 0" eq "$rc" 0
+check "enable: enabled is 1" eq "$(cat $PPF/enabled)" 1
+run $CTL status -i 0
+check "status: says ppf is on" has "$out" "^ppf is on"
+
+# set: the kernel's validation, its error, the old value kept.
+old=$(cat $PPF/threshold)
+run $CTL set threshold 101
+check "set: a refused value exits 1" eq "$rc" 1
+check "set: the kernel's error is passed through" has "$err" "Invalid argument"
+check "set: the message names the value kept" has "$err" "threshold stays $old"
+check "set: a refused value leaves the old one" eq "$(cat $PPF/threshold)" "$old"
+run $CTL set threshold 20
+check "set: a good value exits 0" eq "$rc" 0
+check "set: a good value is set" eq "$(cat $PPF/threshold)" 20
+run $CTL set model pcm
+check "set: a string tunable" eq "$(cat $PPF/model)" pcm
+run $CTL set model nonsense
+check "set: a refused string exits 1, model kept" eval '[ $rc -eq 1 ] && [ "$(cat $PPF/model)" = pcm ]'
+run $CTL set model epcm
+run $CTL set no_such_tunable 1
+check "set: an unknown tunable is named" eval '[ $rc -eq 1 ] && has "$err" "no tunable .no_such_tunable."'
+run $CTL set ../enabled 0
+check "set: a path is not a tunable" eval '[ $rc -eq 1 ] && [ "$(cat $PPF/enabled)" = 1 ]'
+
+# get: one, all, JSON.
+run $CTL get threshold
+check "get: one tunable" eq "$out" 20
+run $CTL get
+check "get: every tunable, as sysctl -a prints it" has "$out" "^vm.predictive_prefetch.enabled = 1$"
+check "get: as many lines as tunables" eq "$(echo "$out" | wc -l)" "$(ls $PPF | wc -l)"
+run $CTL get --json
+check "get --json: an object of strings" has "$out" '^{.*"model": "epcm".*"threshold": "20".*}$'
+
+# status after real prefetching: its figures are the kernel's.
+hold B C D
+train
+settle
+drop_caches
+cat A > /dev/null
+settle
+check "prefetching happened" ge "$(stat_of prefetch_issued)" 3
+run $CTL status -i 0
+issued=$(stat_of prefetch_issued)
+echo "$out"
+check "status: prefetches issued as the kernel counts them" has "$out" "^prefetches: $issued issued"
+check "status: used and wasted" has "$out" "$(stat_of prefetch_useful) used, $(stat_of prefetch_wasted) wasted"
+check "status: memory against the budget" has "$out" "^memory: .* of patterns in .* allocated (budget .*, .* % of it used)"
+if [ -e /sys/kernel/tracing/events/filemap/mm_filemap_get_pages ]; then
+	check "status: no fallback note where the read tracepoints exist" eval '! has "$out" "^note:"'
+else
+	check "status: says reads are learnt from pages added (before 6.10)" has "$out" "^note: .*before 6.10"
+fi
+run $CTL status --json -i 0
+check "status --json: counters by the kernel's names" has "$out" "\"prefetch_issued\": $issued[,}]"
+check "status --json: tunables" has "$out" '"tunables": {.*"model": "epcm"'
+check "status --json: one line" eq "$(echo "$out" | wc -l)" 1
+
+# Rates: events while status samples for a second.
+( i=0; while [ $i -lt 40 ]; do cat X > /dev/null; sleep 0.02; i=$((i + 1)); done ) &
+run $CTL status -i 1
+wait
+echo "$out" | grep "^events"
+check "status -i 1: events a second over the interval" has "$out" "^events: .*; [1-9][0-9]* a second over the last 1.[0-9] s"
+
+# watch: a header and COUNT lines; --json one object a line.
+run $CTL watch -i 0.2 -n 3
+check "watch: a header and three lines" eval '[ $rc -eq 0 ] && [ "$(echo "$out" | wc -l)" = 4 ]'
+check "watch: the header names the rates" has "$out" "events/s.*used/s.*wasted/s"
+run $CTL watch --json -i 0.2 -n 2
+check "watch --json: one object a sample" eq "$(echo "$out" | grep -c '^{"interval_seconds": 0.2[0-9]*, "events/s": ')" 2
+
+run $CTL reset
+check "reset: counters zeroed" eval '[ $rc -eq 0 ] && [ "$(stat_of prefetch_issued)" = 0 ]'
+run $CTL disable
+check "disable: enabled is 0" eval '[ $rc -eq 0 ] && [ "$(cat $PPF/enabled)" = 0 ]'
+
+# A bad command line: usage, exit 2, nothing changed.
+run $CTL frobnicate
+check "bad command: exit 2 with the usage" eval '[ $rc -eq 2 ] && has "$err" "^usage: ppfctl"'
+run $CTL watch -i abc
+check "bad interval: exit 2" eq "$rc" 2
+run $CTL set threshold
+check "set without a value: exit 2" eq "$rc" 2
+
+release
+cd /
+umount /mnt
+rmmod predictive_prefetch
+check "module unloads" eq $? 0
+run $CTL get enabled
+check "unloaded: get exits 1 and says so" eval '[ $rc -eq 1 ] && has "$err" "not loaded"'
+finish

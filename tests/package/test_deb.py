@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""The Debian package on this machine: build, install with DKMS, remove.
+
+scripts/build-deb.sh builds predictive-prefetch-dkms; this installs it with
+apt-get (which brings dkms) on a machine that has the headers of Debian's
+newest 6.1 and 6.12 kernels (installed first if missing, as the kernel
+tests do), checks that DKMS built the module for each of them and that
+ppfctl and the documentation are in place, then removes the package and
+checks that nothing of it is left: no module in either kernel, no sources,
+no DKMS entry, no ppfctl.  The module is not loaded: the host's kernel is
+not one of them (the kernel tests load it, in QEMU).  Needs root.  Prints
+"ok"/"FAIL" lines and a closing "N passed, N failed".
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import List, Sequence
+
+TOP = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(TOP))  # eval/vm/debian.py names Debian's kernels
+
+from eval.vm import debian  # noqa: E402
+
+PACKAGE = "predictive-prefetch-dkms"
+DKMS_NAME = "predictive-prefetch"
+
+
+class Checks:
+    def __init__(self) -> None:
+        self.passed = 0
+        self.failed = 0
+
+    def check(self, desc: str, ok: bool, detail: str = "") -> None:
+        if ok:
+            self.passed += 1
+            print(f"ok   {desc}", flush=True)
+        else:
+            self.failed += 1
+            print(f"FAIL {desc}{': ' + detail if detail else ''}", flush=True)
+
+
+def run(cmd: Sequence[str], check: bool = False) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(list(cmd), text=True, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, check=check,
+                          env=dict(os.environ, DEBIAN_FRONTEND="noninteractive"))
+
+
+def modules_of(abi: str) -> List[Path]:
+    """The module files DKMS installed for a kernel (.ko, or compressed)."""
+    return sorted(Path("/lib/modules", abi).glob("updates/dkms/predictive_prefetch.ko*"))
+
+
+def main() -> int:
+    if os.geteuid() != 0:
+        print("test_deb: needs root (it installs and removes a package)", file=sys.stderr)
+        print("0 passed, 1 failed")
+        return 1
+    kernels = [debian.kernel_for(series) for series in debian.SERIES]
+    for k in kernels:
+        debian.ensure_packages(k)
+    version = (TOP / "VERSION").read_text().strip()
+    c = Checks()
+    with tempfile.TemporaryDirectory(prefix="ppf-deb.") as tmp:
+        res = run([str(TOP / "scripts" / "build-deb.sh"), tmp])
+        deb = Path(res.stdout.strip().splitlines()[-1]) if res.returncode == 0 else Path()
+        c.check("make deb: the package builds", res.returncode == 0 and deb.is_file(),
+                res.stdout[-2000:])
+        if c.failed:
+            print(f"{c.passed} passed, {c.failed} failed")
+            return 1
+        res = run(["apt-get", "install", "-y", "-q", "--no-install-recommends", str(deb)])
+        print(res.stdout[-3000:], flush=True)
+        c.check("install: apt-get installs it with dkms", res.returncode == 0)
+        try:
+            status = run(["dkms", "status", "-m", DKMS_NAME]).stdout
+            print(status.strip())
+            for k in kernels:
+                mods = modules_of(k.abi)
+                c.check(f"install: DKMS built the module for {k.abi}", len(mods) == 1,
+                        f"found {mods}; dkms status: {status.strip()}")
+                if mods:
+                    magic = run(["modinfo", "-F", "vermagic", str(mods[0])]).stdout
+                    c.check(f"install: the module for {k.abi} is built for it",
+                            magic.startswith(k.abi + " "), magic.strip())
+                c.check(f"install: dkms status says installed for {k.abi}",
+                        any(k.abi in line and "installed" in line
+                            for line in status.splitlines()), status)
+            src = Path("/usr/src", f"{DKMS_NAME}-{version}")
+            c.check("install: sources and dkms.conf under /usr/src",
+                    (src / "dkms.conf").is_file() and (src / "Kbuild").is_file())
+            help_ = run(["/usr/sbin/ppfctl", "--help"])
+            c.check("install: ppfctl runs", help_.returncode == 0 and "usage: ppfctl" in help_.stdout,
+                    help_.stdout)
+            c.check("install: the module is loaded at boot (modules-load.d)",
+                    "predictive_prefetch" in Path(
+                        "/usr/lib/modules-load.d/predictive-prefetch.conf").read_text()
+                    if Path("/usr/lib/modules-load.d/predictive-prefetch.conf").exists()
+                    else False)
+            doc = Path("/usr/share/doc", PACKAGE)
+            c.check("install: the admin guide and the sysctl.d example",
+                    (doc / "admin-guide.md").is_file()
+                    and (doc / "examples" / "60-predictive-prefetch.conf").is_file())
+        finally:
+            res = run(["apt-get", "purge", "-y", "-q", PACKAGE])
+            print(res.stdout[-2000:], flush=True)
+        c.check("remove: apt-get removes it", res.returncode == 0)
+        for k in kernels:
+            c.check(f"remove: no module left for {k.abi}", not modules_of(k.abi),
+                    str(modules_of(k.abi)))
+        c.check("remove: no DKMS entry left",
+                DKMS_NAME not in run(["dkms", "status"]).stdout)
+        c.check("remove: no sources, no ppfctl left",
+                not Path("/usr/src", f"{DKMS_NAME}-{version}").exists()
+                and not Path("/usr/sbin/ppfctl").exists())
+    print(f"{c.passed} passed, {c.failed} failed")
+    return 0 if c.failed == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ppfctl - say what predictive prefetching is doing, and tune it
+ *
+ *   ppfctl status [--json] [-i SECONDS]   on or off, model, memory, events
+ *                                         a second, prefetches used/wasted
+ *   ppfctl enable | disable               vm.predictive_prefetch.enabled
+ *   ppfctl get [NAME] [--json]            one tunable, or all of them
+ *   ppfctl set NAME VALUE                 the kernel validates; its error
+ *                                         (EINVAL) is passed through
+ *   ppfctl reset                          forget the model, zero counters
+ *   ppfctl watch [-i SECONDS] [-n COUNT] [--json]   a line a sample,
+ *                                         like vmstat 1
+ *
+ * Exit status: 0 done, 1 the kernel refused or ppf is not loaded,
+ * 2 a bad command line.  Every read and write goes to the kernel's own
+ * files (/proc/predictive_prefetch, /proc/sys/vm/predictive_prefetch/),
+ * so ppfctl works with any module version that keeps those names.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "counters.h"
+#include "report.h"
+#include "tunables.h"
+
+static const char *const ppf_usage =
+	"usage: ppfctl status [--json] [-i SECONDS]\n"
+	"       ppfctl enable | disable | reset\n"
+	"       ppfctl get [NAME] [--json]\n"
+	"       ppfctl set NAME VALUE\n"
+	"       ppfctl watch [-i SECONDS] [-n COUNT] [--json]\n";
+
+struct ppf_opts {
+	bool json;
+	double interval;	/* seconds between samples */
+	long count;		/* watch: samples to print, 0 = forever */
+	int nargs;
+	char *args[4];
+};
+
+static int ppf_bad_usage(const char *why)
+{
+	fprintf(stderr, "ppfctl: %s\n%s", why, ppf_usage);
+	return 2;
+}
+
+/* The one message for every command when the module is not there. */
+static int ppf_not_loaded(void)
+{
+	fprintf(stderr, "ppfctl: ppf is not loaded (no %s): load it with 'modprobe predictive_prefetch'\n",
+		PPF_PROC_STATS);
+	return 1;
+}
+
+static int ppf_read(struct ppf_counters *cs)
+{
+	int err = ppf_counters_read(cs);
+
+	if (err == -ENOENT)
+		return ppf_not_loaded();
+	if (err) {
+		fprintf(stderr, "ppfctl: %s: %s\n", PPF_PROC_STATS, strerror(-err));
+		return 1;
+	}
+	return 0;
+}
+
+static double ppf_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void ppf_sleep(double seconds)
+{
+	struct timespec ts = {
+		.tv_sec = (time_t)seconds,
+		.tv_nsec = (long)((seconds - (time_t)seconds) * 1e9),
+	};
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+static int ppf_cmd_status(const struct ppf_opts *o)
+{
+	static struct ppf_counters before, now;
+	struct ppf_sample s = { .now = &now };
+	double t0;
+	int err;
+
+	err = ppf_read(&before);
+	if (err)
+		return err;
+	now = before;
+	if (o->interval > 0) {
+		t0 = ppf_now();
+		ppf_sleep(o->interval);
+		err = ppf_read(&now);
+		if (err)
+			return err;
+		s.before = &before;
+		s.seconds = ppf_now() - t0;
+	}
+	ppf_report_status(stdout, &s, o->json);
+	return 0;
+}
+
+static int ppf_cmd_watch(const struct ppf_opts *o)
+{
+	static struct ppf_counters a, b;
+	struct ppf_counters *before = &a, *now = &b, *tmp;
+	double t0, t1;
+	long i;
+	int err;
+
+	if (o->interval <= 0)
+		return ppf_bad_usage("watch needs an interval above 0");
+	err = ppf_read(before);
+	if (err)
+		return err;
+	t0 = ppf_now();
+	for (i = 0; !o->count || i < o->count; i++) {
+		struct ppf_sample s;
+
+		if (!o->json && i % 20 == 0)
+			ppf_report_watch_header(stdout);
+		ppf_sleep(o->interval);
+		err = ppf_read(now);
+		if (err)
+			return err;
+		t1 = ppf_now();
+		s = (struct ppf_sample){ before, now, t1 - t0 };
+		ppf_report_watch_line(stdout, &s, o->json);
+		tmp = before;
+		before = now;
+		now = tmp;
+		t0 = t1;
+	}
+	return 0;
+}
+
+/* A tunable that cannot be read or written: why, in the kernel's words. */
+static int ppf_tunable_error(const char *what, const char *name, int err)
+{
+	if (err == -ENOENT) {
+		if (access(PPF_PROC_STATS, F_OK))
+			return ppf_not_loaded();
+		fprintf(stderr, "ppfctl: no tunable '%s' (ppfctl get lists them)\n",
+			name);
+		return 1;
+	}
+	fprintf(stderr, "ppfctl: %s %s: %s\n", what, name, strerror(-err));
+	return 1;
+}
+
+static int ppf_cmd_set(const char *name, const char *value)
+{
+	char old[PPF_TUNABLE_MAX];
+	int err;
+
+	err = ppf_tunable_get(name, old, sizeof(old));
+	if (err)
+		return ppf_tunable_error("get", name, err);
+	err = ppf_tunable_set(name, value);
+	if (err == -EINVAL) {
+		fprintf(stderr, "ppfctl: set %s %s: %s: the kernel refused the value; %s stays %s\n",
+			name, value, strerror(EINVAL), name, old);
+		return 1;
+	}
+	if (err)
+		return ppf_tunable_error("set", name, err);
+	return 0;
+}
+
+static int ppf_cmd_get(const struct ppf_opts *o)
+{
+	char names[64][64], value[PPF_TUNABLE_MAX];
+	int i, n, err;
+
+	if (o->nargs == 2) {
+		err = ppf_tunable_get(o->args[1], value, sizeof(value));
+		if (err)
+			return ppf_tunable_error("get", o->args[1], err);
+		printf("%s\n", value);
+		return 0;
+	}
+	n = ppf_tunable_list(names, 64);
+	if (n == -ENOENT)
+		return ppf_not_loaded();
+	if (n < 0)
+		return ppf_tunable_error("list", PPF_SYSCTL_DIR, n);
+	if (o->json)
+		printf("{");
+	for (i = 0; i < n; i++) {
+		if (ppf_tunable_get(names[i], value, sizeof(value)))
+			continue;
+		if (o->json) {
+			printf("%s", i ? ", " : "");
+			ppf_json_string(stdout, names[i]);
+			printf(": ");
+			ppf_json_string(stdout, value);
+		} else {
+			printf("vm.predictive_prefetch.%s = %s\n", names[i], value);
+		}
+	}
+	if (o->json)
+		printf("}\n");
+	return 0;
+}
+
+static int ppf_parse(int argc, char **argv, struct ppf_opts *o)
+{
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		char *end;
+
+		if (!strcmp(a, "--json")) {
+			o->json = true;
+		} else if (!strcmp(a, "-i") || !strcmp(a, "-n")) {
+			if (i + 1 >= argc)
+				return ppf_bad_usage("an option needs a value");
+			errno = 0;
+			if (a[1] == 'i')
+				o->interval = strtod(argv[++i], &end);
+			else
+				o->count = strtol(argv[++i], &end, 10);
+			if (errno || *end || end == argv[i] || o->interval < 0 ||
+			    o->interval > 86400 || o->count < 0)
+				return ppf_bad_usage("a bad number");
+		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			fputs(ppf_usage, stdout);
+			exit(0);
+		} else if (a[0] == '-' && a[1] && o->nargs == 0) {
+			return ppf_bad_usage("unknown option");
+		} else if (o->nargs < 4) {
+			o->args[o->nargs++] = argv[i];
+		} else {
+			return ppf_bad_usage("too many arguments");
+		}
+	}
+	return o->nargs ? 0 : ppf_bad_usage("no command");
+}
+
+int main(int argc, char **argv)
+{
+	struct ppf_opts o = { .interval = 1 };
+	const char *cmd;
+	int err;
+
+	err = ppf_parse(argc, argv, &o);
+	if (err)
+		return err;
+	cmd = o.args[0];
+	if (!strcmp(cmd, "status") && o.nargs == 1)
+		return ppf_cmd_status(&o);
+	if (!strcmp(cmd, "watch") && o.nargs == 1)
+		return ppf_cmd_watch(&o);
+	if (!strcmp(cmd, "get") && o.nargs <= 2)
+		return ppf_cmd_get(&o);
+	if (!strcmp(cmd, "set") && o.nargs == 3)
+		return ppf_cmd_set(o.args[1], o.args[2]);
+	if (!strcmp(cmd, "enable") && o.nargs == 1)
+		return ppf_cmd_set("enabled", "1");
+	if (!strcmp(cmd, "disable") && o.nargs == 1)
+		return ppf_cmd_set("enabled", "0");
+	if (!strcmp(cmd, "reset") && o.nargs == 1)
+		return ppf_cmd_set("reset", "1");
+	return ppf_bad_usage("unknown command or wrong number of arguments");
+}
