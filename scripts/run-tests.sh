@@ -57,7 +57,7 @@ python_checks() {
 	[[ -n "$line" ]] || line="0 passed, 1 failed"
 	p=${line%% passed*}
 	f=${line#*passed, }; f=${f%% failed*}
-	if mypy eval tests/kernel tests/vm tests/devices tests/sim tests/package userspace/trace-replay/ppftrace; then
+	if mypy eval tests/kernel tests/vm tests/devices tests/sim tests/package tests/series userspace/trace-replay/ppftrace; then
 		p=$((p + 1))
 	else
 		f=$((f + 1)); rc=1
@@ -75,6 +75,7 @@ suite python-checks python_checks
 suite kernel python3 tests/kernel/run_tests.py
 suite kernel-style scripts/kernel-style.sh
 suite package python3 tests/package/test_deb.py
+suite series python3 tests/series/test_series.py
 suite eval python3 eval/harness/selftest.py
 suite devices sh -c "python3 -m pytest -q -s -p no:cacheprovider --junitxml=$BUILD/devices-tests.xml tests/devices; python3 scripts/pytest-summary.py $BUILD/devices-tests.xml"
 suite fuzz-model fuzz "$BUILD/fuzz_model" tests/fuzz/corpus-model

@@ -7,7 +7,8 @@
 #                and config/series.config (CONFIG_PREDICTIVE_PREFETCH=y): ppf
 #                built in, as a kernel tree would have it
 #   --print-dir  print the build directory and exit without building
-#   --print-src  unpack the 6.12 source if needed, print its directory, exit
+#   --print-src  unpack the 6.12 source if needed (with --series: patched),
+#                print its directory, exit
 #   -j N         parallel jobs (default: nproc)
 #
 # stdout: exactly one line, the build directory (KDIR), which holds
@@ -184,11 +185,11 @@ main() {
     fi
     # the source is needed even when cached: KDIR's Makefile points into it
     unpack_source "$src"
+    [[ -n $series ]] && src=$(patched_source "$src" "$hash")
     if [[ $print_src -eq 1 ]]; then
         echo "$src"
         return 0
     fi
-    [[ -n $series ]] && src=$(patched_source "$src" "$hash")
     if [[ -f $out/.ppf-built && -f $out/arch/x86/boot/bzImage ]]; then
         log "cached: $out"
         echo "$out"
