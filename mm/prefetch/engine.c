@@ -47,7 +47,7 @@
  * ppf_seq change only under it (see the overview in ppf.h).
  */
 DEFINE_MUTEX(ppf_worker_mutex);
-static struct ppf_model *ppf_model;	/* under ppf_worker_mutex */
+static struct ppf_domains *ppf_domains;	/* the models; under ppf_worker_mutex */
 static u64 ppf_seq;	/* opens and execs fed to the model; same lock */
 static struct kthread_worker *ppf_worker;
 static struct ppf_event ppf_batch[PPF_BATCH];	/* the worker's only */
@@ -145,6 +145,7 @@ static void __ppf_event_open(struct ppf_sb *s, struct dentry *dentry,
 	ev.sb = s;
 	ev.cred = get_current_cred();
 	ppf_event_context(&ev);
+	ppf_event_domain(&ev);
 	ppf_queue(&ev);
 }
 
@@ -226,6 +227,7 @@ static void ppf_engine_open(struct ppf_event *ev)
 {
 	u64 start = ktime_get_ns();
 	struct ppf_file *f = ppf_files_get(ev);
+	struct ppf_model *model;
 	unsigned int i, n;
 	u64 model_start;
 	u32 id;
@@ -240,7 +242,12 @@ static void ppf_engine_open(struct ppf_event *ev)
 	trace_ppf_event(ppf_sb_dev(f->sb), f->ino, id, ev->kind == PPF_EV_EXEC);
 	ppf_seq++;
 	model_start = ktime_get_ns();
-	n = ppf_model_event(ppf_model, ev->ctx, ev->parent, id,
+	model = ppf_domain_model(ppf_domains, ev->domain);
+	if (!model) {
+		ppf_stat_inc(dropped[PPF_DROP_NO_MEMORY]);
+		return;
+	}
+	n = ppf_model_event(model, ev->ctx, ev->parent, id,
 			    ppf_predictions, ppf_lookahead(ppf_seq));
 	ppf_stat_add(worker_model_ns, ktime_get_ns() - model_start);
 	ppf_stat_add(predictions, n);
@@ -322,28 +329,41 @@ void ppf_engine_kick(void)
 }
 
 /**
- * ppf_engine_rebuild() - replace the model with an empty one of a new shape
+ * ppf_engine_rebuild() - replace the models with empty ones of a new shape
  * @params: valid parameters
+ * @memory_kb: the memory budget of all the models together
+ * @isolation: a PPF_ISOLATION_* mode (domain.c)
+ * @max_domains: most domains with a model at once under isolation
  *
- * Allocates the new model before taking ppf_worker_mutex, so the worker
+ * Allocates the new set before taking ppf_worker_mutex, so the worker
  * waits only for the swap.  The file table is kept.
  *
- * Return: 0, or a negative errno (the old model stays).
+ * Return: 0, or a negative errno (the old models stay).
  */
-int ppf_engine_rebuild(const struct ppf_model_params *params)
+int ppf_engine_rebuild(const struct ppf_model_params *params,
+		       unsigned int memory_kb, unsigned int isolation,
+		       unsigned int max_domains)
 {
-	struct ppf_model *model, *old;
+	struct ppf_domains *d, *old;
 	int err;
 
-	model = ppf_model_create(params, &err);
-	if (!model)
+	d = ppf_domains_create(params, memory_kb, isolation, max_domains, &err);
+	if (!d)
 		return err;
 	mutex_lock(&ppf_worker_mutex);
-	old = ppf_model;
-	ppf_model = model;
+	old = ppf_domains;
+	ppf_domains = d;
 	mutex_unlock(&ppf_worker_mutex);
-	ppf_model_destroy(old);
+	ppf_domains_destroy(old);
 	return 0;
+}
+
+/* A set of empty models as configured now. */
+static struct ppf_domains *ppf_domains_configured(int *err)
+{
+	return ppf_domains_create(&ppf_config.model, ppf_config.memory_kb,
+				  ppf_config.isolation, ppf_config.max_domains,
+				  err);
 }
 
 /**
@@ -351,14 +371,14 @@ int ppf_engine_rebuild(const struct ppf_model_params *params)
  */
 void ppf_engine_reset(void)
 {
-	struct ppf_model *model, *old = NULL;
+	struct ppf_domains *d, *old = NULL;
 	int err;
 
-	model = ppf_model_create(&ppf_config.model, &err);
+	d = ppf_domains_configured(&err);
 	mutex_lock(&ppf_worker_mutex);
-	if (model) {
-		old = ppf_model;
-		ppf_model = model;
+	if (d) {
+		old = ppf_domains;
+		ppf_domains = d;
 	}
 	ppf_plan_forget_all();
 	ppf_files_clear();
@@ -367,17 +387,19 @@ void ppf_engine_reset(void)
 	ppf_lookahead_reset();
 	ppf_payoff_reset();
 	mutex_unlock(&ppf_worker_mutex);
-	ppf_model_destroy(old);
+	ppf_domains_destroy(old);
 }
 
 /**
- * ppf_engine_model_stats() - what the model holds now
- * @st: filled in
+ * ppf_engine_model_stats() - what the models hold now
+ * @st: filled in: the sum over the domains' models
+ * @ds: filled in: the domains
  */
-void ppf_engine_model_stats(struct ppf_model_stats *st)
+void ppf_engine_model_stats(struct ppf_model_stats *st,
+			    struct ppf_domain_stats *ds)
 {
 	mutex_lock(&ppf_worker_mutex);
-	ppf_model_stats(ppf_model, st);
+	ppf_domains_stats(ppf_domains, st, ds);
 	mutex_unlock(&ppf_worker_mutex);
 }
 
@@ -438,8 +460,8 @@ int ppf_engine_init(void)
 {
 	int err;
 
-	ppf_model = ppf_model_create(&ppf_config.model, &err);
-	if (!ppf_model)
+	ppf_domains = ppf_domains_configured(&err);
+	if (!ppf_domains)
 		return err;
 	err = ppf_ring_init(PPF_RING_SIZE);
 	if (err)
@@ -462,7 +484,7 @@ out_worker:
 out_ring:
 	ppf_ring_exit();
 out_model:
-	ppf_model_destroy(ppf_model);
+	ppf_domains_destroy(ppf_domains);
 	return err;
 }
 
@@ -480,6 +502,6 @@ void ppf_engine_exit(void)
 	ppf_files_clear();
 	ppf_prefetch_forget_all();
 	mutex_unlock(&ppf_worker_mutex);
-	ppf_model_destroy(ppf_model);
-	ppf_model = NULL;
+	ppf_domains_destroy(ppf_domains);
+	ppf_domains = NULL;
 }

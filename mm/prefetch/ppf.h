@@ -71,6 +71,10 @@
  *	(metadata.c)
  * @contexts: what a context (a stream of opens the model follows) is: a
  *	PPF_CONTEXTS_* value (context.c)
+ * @isolation: whose patterns predict whose opens: a PPF_ISOLATION_* value
+ *	(domain.c)
+ * @max_domains: most domains with a model at once under isolation; each
+ *	gets @memory_kb / @max_domains
  * @lookahead: most files predicted after one event, 1..PPF_MAX_PREDICTIONS
  *	(@model's max_predictions is PPF_MAX_PREDICTIONS, so that this one can
  *	change without rebuilding the model)
@@ -91,6 +95,8 @@ struct ppf_config {
 	unsigned int metadata;
 	unsigned int lookahead;
 	unsigned int contexts;
+	unsigned int isolation;
+	unsigned int max_domains;
 };
 
 /* What a context is (vm.predictive_prefetch.contexts, context.c). */
@@ -99,6 +105,16 @@ enum {
 	PPF_CONTEXTS_TASK,
 	PPF_CONTEXTS_PROCESS,
 };
+
+/* Whose patterns predict whose opens (isolation, domain.c). */
+enum {
+	PPF_ISOLATION_NONE,
+	PPF_ISOLATION_USER,
+	PPF_ISOLATION_CGROUP,
+};
+
+/* The most domains with a model at once (vm.predictive_prefetch.max_domains). */
+#define PPF_MAX_DOMAINS		64
 
 extern struct ppf_config ppf_config;
 extern struct mutex ppf_config_mutex;
@@ -193,6 +209,8 @@ enum ppf_event_kind {
  *	(open, exec)
  * @ctx: the model context the event belongs to (open, exec; context.c)
  * @parent: the context that started @ctx (open, exec; context.c)
+ * @domain: whose model learns from it: uid, cgroup id or 0 (open, exec;
+ *	domain.c)
  * @fh: the file handle (open, exec), with its directory's if @name is set
  * @name: the name it was opened by, for a file not in the table yet (open,
  *	exec; see DOC: Metadata), or NULL
@@ -209,6 +227,7 @@ struct ppf_event {
 	const struct cred *cred;
 	u32 ctx;
 	u32 parent;
+	u64 domain;
 	u32 fh[PPF_FH_WORDS];
 	struct ppf_name *name;
 };
@@ -227,6 +246,33 @@ struct ppf_name {
 const char *ppf_contexts_name(unsigned int mode);
 int ppf_contexts_parse(const char *name, unsigned int *mode);
 void ppf_event_context(struct ppf_event *ev);
+
+/* domain.c: isolation, a model per domain (uid, cgroup) */
+struct ppf_domains;
+
+/**
+ * struct ppf_domain_stats - the domains of the current model set
+ * @live: domains with a model
+ * @max: most domains with a model at once
+ * @reclaimed: domains whose model was freed for a new domain's
+ */
+struct ppf_domain_stats {
+	unsigned int live;
+	unsigned int max;
+	u64 reclaimed;
+};
+
+const char *ppf_isolation_name(unsigned int mode);
+int ppf_isolation_parse(const char *name, unsigned int *mode);
+void ppf_event_domain(struct ppf_event *ev);
+struct ppf_domains *ppf_domains_create(const struct ppf_model_params *params,
+				       unsigned int memory_kb,
+				       unsigned int isolation,
+				       unsigned int max_domains, int *err);
+void ppf_domains_destroy(struct ppf_domains *d);
+struct ppf_model *ppf_domain_model(struct ppf_domains *d, u64 key);
+void ppf_domains_stats(const struct ppf_domains *d, struct ppf_model_stats *st,
+		       struct ppf_domain_stats *ds);
 
 /* event_ring.c */
 int ppf_ring_init(unsigned int size);
@@ -352,11 +398,14 @@ void ppf_prefetch_dentry(struct super_block *sb, struct ppf_file *f,
 extern struct mutex ppf_worker_mutex;
 int ppf_engine_init(void);
 void ppf_engine_exit(void);
-int ppf_engine_rebuild(const struct ppf_model_params *params);
+int ppf_engine_rebuild(const struct ppf_model_params *params,
+		       unsigned int memory_kb, unsigned int isolation,
+		       unsigned int max_domains);
 int ppf_engine_set_io_class(unsigned int class);
 void ppf_engine_kick(void);
 void ppf_engine_reset(void);
-void ppf_engine_model_stats(struct ppf_model_stats *st);
+void ppf_engine_model_stats(struct ppf_model_stats *st,
+			    struct ppf_domain_stats *ds);
 u64 ppf_engine_worker_cpu_ns(void);
 
 /* readahead.c */

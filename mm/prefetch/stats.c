@@ -63,12 +63,13 @@ void ppf_stats_reset(void)
 
 static int ppf_stats_show(struct seq_file *m, void *v)
 {
+	struct ppf_domain_stats ds;
 	struct ppf_model_stats ms;
 	struct ppf_stats s;
 	size_t i;
 
 	ppf_stats_sum(&s);
-	ppf_engine_model_stats(&ms);
+	ppf_engine_model_stats(&ms, &ds);
 	seq_printf(m, "enabled %u\n", READ_ONCE(ppf_config.enabled));
 	seq_printf(m, "model %s\n", ppf_model_kind_name(ppf_config.model.kind));
 	seq_printf(m, "events_open %llu\n", s.events_open);
@@ -119,6 +120,9 @@ static int ppf_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "model_partitions_reclaimed %llu\n", ms.partitions_reclaimed);
 	seq_printf(m, "model_contexts %u\n", ms.contexts);
 	seq_printf(m, "model_contexts_reclaimed %llu\n", ms.contexts_reclaimed);
+	seq_printf(m, "model_domains %u\n", ds.live);
+	seq_printf(m, "model_max_domains %u\n", ds.max);
+	seq_printf(m, "model_domains_reclaimed %llu\n", ds.reclaimed);
 	return 0;
 }
 

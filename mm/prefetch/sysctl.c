@@ -30,6 +30,8 @@ struct ppf_config ppf_config = {
 	.metadata = 1,
 	.lookahead = PPF_MAX_PREDICTIONS,
 	.contexts = PPF_CONTEXTS_TASK,
+	.isolation = PPF_ISOLATION_NONE,
+	.max_domains = 8,
 };
 
 /* Longer than any model or I/O class name, with room for a newline. */
@@ -38,6 +40,7 @@ struct ppf_config ppf_config = {
 static char ppf_model_name[PPF_NAME_MAX];
 static char ppf_io_class_name[PPF_NAME_MAX];
 static char ppf_contexts_buf[PPF_NAME_MAX];
+static char ppf_isolation_buf[PPF_NAME_MAX];
 static unsigned int ppf_reset_value;
 static struct ctl_table_header *ppf_sysctl_header;
 
@@ -72,19 +75,35 @@ u32 ppf_memory_to_nodes(const struct ppf_model_params *params,
 	return lo;
 }
 
-/* Build and swap in a model with @p, budget from memory_kb; 0 or -errno. */
-static int ppf_apply_model(struct ppf_model_params p, unsigned int memory_kb)
+/*
+ * Build and swap in the models of @p, @memory_kb in all, split between the
+ * domains of @isolation (at most @max_domains); on success they become the
+ * configuration.  0, or -errno with nothing changed.
+ */
+static int ppf_apply_models(struct ppf_model_params p, unsigned int memory_kb,
+			    unsigned int isolation, unsigned int max_domains)
 {
 	int err;
 
+	lockdep_assert_held(&ppf_config_mutex);
 	p.max_nodes = ppf_memory_to_nodes(&p, memory_kb);
 	if (ppf_model_params_validate(&p))
 		return -EINVAL;
-	err = ppf_engine_rebuild(&p);
+	err = ppf_engine_rebuild(&p, memory_kb, isolation, max_domains);
 	if (err)
 		return err;
 	ppf_config.model = p;
+	ppf_config.memory_kb = memory_kb;
+	WRITE_ONCE(ppf_config.isolation, isolation);
+	ppf_config.max_domains = max_domains;
 	return 0;
+}
+
+/* The same, with the isolation as it is. */
+static int ppf_apply_model(struct ppf_model_params p, unsigned int memory_kb)
+{
+	return ppf_apply_models(p, memory_kb, ppf_config.isolation,
+				ppf_config.max_domains);
 }
 
 /**
@@ -117,11 +136,14 @@ static int ppf_apply_shape(const struct ctl_table *table, unsigned int val)
 
 static int ppf_apply_memory(const struct ctl_table *table, unsigned int val)
 {
-	int err = ppf_apply_model(ppf_config.model, val);
+	return ppf_apply_model(ppf_config.model, val);
+}
 
-	if (!err)
-		ppf_config.memory_kb = val;
-	return err;
+static int ppf_apply_max_domains(const struct ctl_table *table,
+				 unsigned int val)
+{
+	return ppf_apply_models(ppf_config.model, ppf_config.memory_kb,
+				ppf_config.isolation, val);
 }
 
 /* The hooks exist only while enabled: disabled costs the system nothing. */
@@ -309,6 +331,33 @@ static int ppf_sysctl_contexts(PPF_CTL_TABLE_CONST struct ctl_table *table,
 			       ppf_contexts_shown, ppf_contexts_apply);
 }
 
+static const char *ppf_isolation_shown(void)
+{
+	return ppf_isolation_name(ppf_config.isolation);
+}
+
+/*
+ * Patterns learnt under one isolation say nothing about the domains of
+ * another (and must not leak into them): a new one starts empty models.
+ */
+static int ppf_isolation_apply(const char *name)
+{
+	unsigned int mode;
+	int err = ppf_isolation_parse(name, &mode);
+
+	if (err)
+		return err;
+	return ppf_apply_models(ppf_config.model, ppf_config.memory_kb, mode,
+				ppf_config.max_domains);
+}
+
+static int ppf_sysctl_isolation(PPF_CTL_TABLE_CONST struct ctl_table *table,
+				int write, void *buffer, size_t *lenp, loff_t *ppos)
+{
+	return ppf_sysctl_name(table, write, buffer, lenp, ppos,
+			       ppf_isolation_shown, ppf_isolation_apply);
+}
+
 static int ppf_sysctl_filesystems(PPF_CTL_TABLE_CONST struct ctl_table *table,
 				  int write, void *buffer, size_t *lenp, loff_t *ppos)
 {
@@ -369,6 +418,15 @@ static struct ctl_table ppf_sysctl_table[] = {
 	},
 	PPF_UINT("max_contexts", &ppf_config.model.max_contexts,
 		 1, PPF_MAX_CONTEXTS, ppf_apply_shape),
+	{
+		.procname = "isolation",
+		.data = ppf_isolation_buf,
+		.maxlen = sizeof(ppf_isolation_buf),
+		.mode = 0644,
+		.proc_handler = ppf_sysctl_isolation,
+	},
+	PPF_UINT("max_domains", &ppf_config.max_domains, 1, PPF_MAX_DOMAINS,
+		 ppf_apply_max_domains),
 	/* At most 1 GiB per file. */
 	PPF_UINT("max_prefetch_kb", &ppf_config.max_prefetch_kb,
 		 4, 1024 * 1024, ppf_apply_max_prefetch),

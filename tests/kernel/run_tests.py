@@ -68,6 +68,7 @@ TESTS: List[Test] = [
     Test("predict", "test_predict.sh", disks=("data",)),
     Test("sysctl", "test_sysctl.sh"),
     Test("ppfctl", "test_ppfctl.sh", disks=("data",)),
+    Test("isolation", "test_isolation.sh", disks=("data",)),
     Test("predict-debian", "test_predict.sh", variant="debian", disks=("data",)),
     Test("sysctl-debian", "test_sysctl.sh", variant="debian"),
     Test("predict-debian61", "test_predict.sh", variant="debian61", disks=("data",), smp=1),
@@ -75,6 +76,8 @@ TESTS: List[Test] = [
     # ("x86: Booting SMP configuration"); its 6.12 and the test kernel do not.
     Test("sysctl-debian61", "test_sysctl.sh", variant="debian61", smp=1),
     Test("ppfctl-debian61", "test_ppfctl.sh", variant="debian61", disks=("data",), smp=1),
+    Test("isolation-debian61", "test_isolation.sh", variant="debian61", disks=("data",), smp=1,
+         by_name=True),
     # One virtual CPU: QEMU runs the virtual CPUs of an -icount guest in
     # turn, so with two a hook's clock would also count the other CPU's
     # slices (the worker's, above all).

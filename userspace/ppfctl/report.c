@@ -115,7 +115,7 @@ static void ppf_status_words(FILE *out, const struct ppf_sample *s)
 {
 	const struct ppf_counters *cs = s->now;
 	char model[PPF_TUNABLE_MAX], contexts[PPF_TUNABLE_MAX];
-	char io_class[PPF_TUNABLE_MAX];
+	char io_class[PPF_TUNABLE_MAX], isolation[PPF_TUNABLE_MAX];
 	unsigned long long budget = ppf_tunable_ull("memory_kb") * 1024;
 	uint64_t in_use = ppf_counter(cs, "model_bytes_in_use");
 	uint64_t used = ppf_counter(cs, "prefetch_useful");
@@ -129,11 +129,18 @@ static void ppf_status_words(FILE *out, const struct ppf_sample *s)
 	if (ppf_tunable_get("io_class", io_class, sizeof(io_class)))
 		snprintf(io_class, sizeof(io_class), "?");
 
+	if (ppf_tunable_get("isolation", isolation, sizeof(isolation)))
+		snprintf(isolation, sizeof(isolation), "none");
 	fprintf(out, "ppf is %s: model %s, partition size %llu, order %llu, threshold %llu %%, contexts %s\n",
 		ppf_counter(cs, "enabled") ? "on" : "off (vm.predictive_prefetch.enabled = 0)",
 		model, ppf_tunable_ull("partition_size"),
 		ppf_tunable_ull("model_order"), ppf_tunable_ull("threshold"),
 		contexts);
+	if (strcmp(isolation, "none"))
+		fprintf(out, "isolation:  a model per %s: %" PRIu64 " of at most %" PRIu64 " live, %" PRIu64 " freed for new ones\n",
+			isolation, ppf_counter(cs, "model_domains"),
+			ppf_counter(cs, "model_max_domains"),
+			ppf_counter(cs, "model_domains_reclaimed"));
 	fprintf(out, "memory:     model ");
 	ppf_mib(out, in_use);
 	fprintf(out, " of patterns in ");

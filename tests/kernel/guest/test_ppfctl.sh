@@ -52,6 +52,14 @@ check "set: a string tunable" eq "$(cat $PPF/model)" pcm
 run $CTL set model nonsense
 check "set: a refused string exits 1, model kept" eval '[ $rc -eq 1 ] && [ "$(cat $PPF/model)" = pcm ]'
 run $CTL set model epcm
+run $CTL set isolation user
+run $CTL status -i 0
+check "status: the isolation and its domains" has "$out" "^isolation:  a model per user: 0 of at most 8 live"
+run $CTL set isolation none
+run $CTL set isolation user
+run $CTL status -i 0
+check "status: the isolation and its domains" has "$out" "^isolation:  a model per user: 0 of at most 8 live"
+run $CTL set isolation none
 run $CTL set no_such_tunable 1
 check "set: an unknown tunable is named" eval '[ $rc -eq 1 ] && has "$err" "no tunable .no_such_tunable."'
 run $CTL set ../enabled 0

@@ -23,14 +23,14 @@ accept() {
 
 for name in enabled partition_size model_order threshold max_prefetch_kb \
 	    default_prefetch_kb max_inflight_kb memory_kb max_files backoff \
-	    metadata lookahead max_contexts reset; do
+	    metadata lookahead max_contexts max_domains reset; do
 	check "$name: negative refused" refuse $name -1
 	check "$name: huge refused" refuse $name 99999999999
 	check "$name: non-numeric refused" refuse $name abc
 	check "$name: empty refused" refuse $name ""
 done
 for name in partition_size model_order threshold max_prefetch_kb \
-	    default_prefetch_kb max_inflight_kb max_files lookahead max_contexts \
+	    default_prefetch_kb max_inflight_kb max_files lookahead max_contexts max_domains \
 	    reset; do
 	check "$name: zero refused" refuse $name 0
 done
@@ -61,6 +61,24 @@ check "contexts: empty refused" refuse contexts ""
 check "contexts: process accepted" accept contexts process
 check "contexts: global accepted" accept contexts global
 check "contexts: task accepted" accept contexts task
+check "isolation: none by default" eq "$(cat $PPF/isolation)" none
+check "isolation: unknown name refused" refuse isolation group
+check "isolation: names are exact" refuse isolation User
+check "isolation: empty refused" refuse isolation ""
+check "isolation: user accepted" accept isolation user
+check "isolation: cgroup accepted" accept isolation cgroup
+check "isolation: none accepted" accept isolation none
+check "max_domains: 8 by default" eq "$(cat $PPF/max_domains)" 8
+check "max_domains: 65 refused" refuse max_domains 65
+check "max_domains: 64 accepted" accept max_domains 64
+check "max_domains: 8 accepted" accept max_domains 8
+# Each domain's model gets memory_kb / max_domains: 1 MiB / 64 holds none.
+check "memory_kb: 1024 accepted" accept memory_kb 1024
+check "max_domains: 64 accepted without isolation" accept max_domains 64
+check "isolation: user refused when memory_kb / max_domains holds no model" refuse isolation user
+check "isolation: still none" eq "$(cat $PPF/isolation)" none
+check "max_domains: 8 accepted" accept max_domains 8
+check "memory_kb: 16384 accepted" accept memory_kb 16384
 check "max_contexts: 64 by default" eq "$(cat $PPF/max_contexts)" 64
 check "max_contexts: 4097 refused" refuse max_contexts 4097
 check "max_contexts: 1 accepted" accept max_contexts 1
