@@ -132,6 +132,11 @@ static void __ppf_event_open(struct ppf_sb *s, struct dentry *dentry,
 	/* The name is taken at the open that makes the file's entry (metadata.c). */
 	if (known || !READ_ONCE(ppf_config.metadata))
 		dentry = NULL;
+	/* In a flood, drop before the work of encoding what would be dropped. */
+	if (ppf_ring_full()) {
+		ppf_stat_inc(dropped[PPF_DROP_RING_FULL]);
+		return;
+	}
 	if (!ppf_encode(&ev, inode, dentry)) {
 		ppf_stat_inc(dropped[PPF_DROP_NO_HANDLE]);
 		return;

@@ -81,12 +81,27 @@ bool ppf_ring_push(const struct ppf_event *ev)
 	spin_lock(&ppf_ring_lock);
 	if (ppf_ring_tail - ppf_ring_head < ppf_ring_size) {
 		ppf_ring[ppf_ring_tail & (ppf_ring_size - 1)] = *ev;
-		ppf_ring_tail++;
+		WRITE_ONCE(ppf_ring_tail, ppf_ring_tail + 1);
 		atomic_inc(&ppf_ring_pending);
 		ok = true;
 	}
 	spin_unlock(&ppf_ring_lock);
 	return ok;
+}
+
+/**
+ * ppf_ring_full() - does the ring look full, without taking its lock?
+ *
+ * The hooks' early way out in a flood: an event that would be dropped is
+ * not encoded first (its handle, name and credentials).  ppf_ring_push()
+ * still decides under the lock.
+ *
+ * Return: true if the ring looked full.
+ */
+bool ppf_ring_full(void)
+{
+	return READ_ONCE(ppf_ring_tail) - READ_ONCE(ppf_ring_head) >=
+	       ppf_ring_size;
 }
 
 /**
@@ -124,7 +139,7 @@ unsigned int ppf_ring_pop(struct ppf_event *out, unsigned int max)
 	spin_lock(&ppf_ring_lock);
 	while (n < max && ppf_ring_head != ppf_ring_tail) {
 		out[n++] = ppf_ring[ppf_ring_head & (ppf_ring_size - 1)];
-		ppf_ring_head++;
+		WRITE_ONCE(ppf_ring_head, ppf_ring_head + 1);
 	}
 	spin_unlock(&ppf_ring_lock);
 	return n;

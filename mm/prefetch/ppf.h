@@ -278,6 +278,7 @@ void ppf_domains_stats(const struct ppf_domains *d, struct ppf_model_stats *st,
 int ppf_ring_init(unsigned int size);
 void ppf_ring_exit(void);
 bool ppf_ring_push(const struct ppf_event *ev);
+bool ppf_ring_full(void);
 unsigned int ppf_ring_pop(struct ppf_event *out, unsigned int max);
 unsigned int ppf_ring_unfinished(void);
 void ppf_ring_done(unsigned int n);

@@ -95,10 +95,13 @@ TESTS: List[Test] = [
     Test("robust-stale", "test_robust_stale.sh", variant="debug", disks=("robust-stale",)),
     Test("robust-ioerr", "test_robust_ioerr.sh", variant="debug", disks=("robust-ioerr",),
          bins=("dmsetup:/usr/sbin/dmsetup",)),
+    # An event flood: drops counted, nothing lost, the openers never wait.
+    Test("robust-flood", "test_flood.sh", variant="debug", disks=("data",)),
     # The same scenarios on the test kernel, by name only: a quicker check
     # while developing (the debug kernel runs them about four times slower).
     Test("reload", "test_robust_reload.sh", disks=("data",), by_name=True),
     Test("shape", "test_robust_shape.sh", disks=("data",), by_name=True),
+    Test("flood", "test_flood.sh", disks=("data",), by_name=True),
     Test("umount", "test_robust_umount.sh", disks=("robust-umount", "data"), by_name=True),
     Test("stale", "test_robust_stale.sh", disks=("robust-stale",), by_name=True),
     Test("ioerr", "test_robust_ioerr.sh", disks=("robust-ioerr",),

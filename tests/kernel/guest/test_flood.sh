@@ -1,0 +1,58 @@
+# test_flood.sh - an event flood: two tasks opening files as fast as they can
+#
+# Two openflood tasks (one per virtual CPU) open and close 256 files in
+# turn for 2 s of guest time, first with the module loaded but disabled,
+# then enabled.  What is reported: opens a second and the cost of one, with
+# and without ppf, and how many events were dropped because the worker was
+# behind (dropped_ring_full).  What is checked: every open is counted, and
+# every counted event either reached the model or was counted as dropped
+# (nothing lost silently); the queue drains; the openers kept opening while
+# the ring was full (they never wait for the worker: a full ring drops).
+. /ppf/guest/lib.sh
+
+mount_data /mnt || { echo "FAIL mount"; exit 1; }
+load_ppf || { echo "FAIL insmod"; exit 1; }
+always_prefetch
+/ppf/openflood /mnt/flood 256 0 || { echo "FAIL making the files"; exit 1; }
+
+# flood LABEL: two openers at once; prints their summed opens and mean cost.
+flood() {
+	/ppf/openflood /mnt/flood 256 2 > /tmp/flood.1 &
+	/ppf/openflood /mnt/flood 256 2 > /tmp/flood.2 &
+	wait
+	cat /tmp/flood.1 /tmp/flood.2 | awk -v l="$1" '
+		{ split($1, a, "="); split($2, b, "="); split($3, c, "=");
+		  n += a[2]; ns += b[2]; if (c[2] > max) max = c[2] }
+		END { printf "%d %d %d\n", n, ns / NR, max }'
+}
+set -- $(flood disabled)
+off_opens=$1 off_ns=$2 off_max=$3
+echo "FLOOD disabled: $off_opens opens in 2 s by 2 tasks, $off_ns ns an open, longest $off_max ns"
+
+set_ppf enabled 1
+cat /mnt/X > /dev/null
+settle
+e0=$(stat_of events_open); x0=$(stat_of events_exec); m0=$(stat_of model_events)
+r0=$(stat_of dropped_ring_full); h0=$(stat_of dropped_no_handle); n0=$(stat_of dropped_no_memory)
+set -- $(flood enabled)
+on_opens=$1 on_ns=$2 on_max=$3
+settle 2
+e1=$(stat_of events_open); x1=$(stat_of events_exec); m1=$(stat_of model_events)
+r1=$(stat_of dropped_ring_full); h1=$(stat_of dropped_no_handle); n1=$(stat_of dropped_no_memory)
+events=$((e1 - e0 + x1 - x0))
+model=$((m1 - m0))
+dropped=$((r1 - r0 + h1 - h0 + n1 - n0))
+echo "FLOOD enabled: $on_opens opens in 2 s by 2 tasks, $on_ns ns an open, longest $on_max ns"
+echo "FLOOD events $events: to the model $model, dropped ring_full $((r1 - r0)) no_handle $((h1 - h0)) no_memory $((n1 - n0))"
+echo "FLOOD the worker: $(stat_of worker_cpu_ns) ns of CPU since load"
+check "flood: every open counted" ge "$((e1 - e0))" "$on_opens"
+check "flood: every event reached the model or was counted dropped" eq "$((model + dropped))" "$events"
+check "flood: the queue drains" eq "$(stat_of events_queued)" 0
+if [ $((r1 - r0)) -gt 0 ]; then
+	check "flood: with the ring full, the openers went on (drops, not waits)" ge "$on_opens" "$((off_opens / 4))"
+fi
+
+set_ppf enabled 0
+rmmod predictive_prefetch
+check "module unloads after the flood" eq $? 0
+finish
