@@ -10,6 +10,7 @@
 #   make bench    the models' speed and memory (a benchmark: reports, asserts nothing)
 #   make bench-instructions   the same as instruction and cache-miss counts (valgrind)
 #   make sweep    the table in docs/models.md: every model on every trace
+#   make fuzz-long each fuzz target for FUZZ_RUNS (10^7) executions (scripts/fuzz-long.sh)
 #   make deb      build/predictive-prefetch-dkms_VERSION_ARCH.deb: the module
 #                 for DKMS, ppfctl, the admin guide (scripts/build-deb.sh)
 #   make ppfctl   userspace/ppfctl/ppfctl, the operator's tool
@@ -23,6 +24,7 @@ OPT		?= -O2
 PPF_CFLAGS	:= -std=gnu11 -g -Wall -Wextra -Werror -Wno-declaration-after-statement
 SANITIZE	:= -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 FUZZ_SECONDS	?= 30
+FUZZ_RUNS	?= 10000000
 PASSES		?= 3
 
 MODEL_SRCS	:= $(wildcard models/*.c)
@@ -34,7 +36,7 @@ TRACES		:= eval/workloads/gnuld/gnuld.trace.gz \
 		   eval/workloads/andrew/andrew.trace.gz \
 		   eval/workloads/glimpse/glimpse.trace.gz
 
-.PHONY: all demo sim-demo test bench bench-instructions sweep deb ppfctl deps deps-test clean FORCE
+.PHONY: all demo sim-demo test fuzz-long bench bench-instructions sweep deb ppfctl deps deps-test clean FORCE
 
 all: $(BUILD)/ppf-sim $(BUILD)/ppf-bench
 
@@ -100,6 +102,10 @@ bench-instructions: deps $(BUILD)/ppf-bench
 test: deps-test $(BUILD)/test_models $(BUILD)/test_invariants $(BUILD)/fuzz_model $(BUILD)/ppf-sim
 	$(MAKE) -s -C userspace/trace-replay fuzz_trace_parse
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) BUILD=$(BUILD) scripts/run-tests.sh
+
+fuzz-long: deps-test $(BUILD)/fuzz_model
+	$(MAKE) -s -C userspace/trace-replay fuzz_trace_parse
+	@BUILD=$(BUILD) scripts/fuzz-long.sh $(FUZZ_RUNS)
 
 clean:
 	rm -rf $(BUILD)

@@ -57,7 +57,8 @@ class Test:
     timeout: int = 600
     memory: str = "512M"
     smp: int = 2
-    by_name: bool = False        # run only when named (--only): benchmarks, quick checks
+    by_name: bool = False       # run only when named (--only): benchmarks, quick checks
+    env: Tuple[str, ...] = ()   # NAME=VALUE settings the guest script reads
     # Kernel parameters: a memory-backed null_blk device the data disk is
     # copied to (see mount_data in guest/lib.sh), 1 GiB, no added latency.
     append: Tuple[str, ...] = null_blk_params()
@@ -102,6 +103,10 @@ TESTS: List[Test] = [
     Test("reload", "test_robust_reload.sh", disks=("data",), by_name=True),
     Test("shape", "test_robust_shape.sh", disks=("data",), by_name=True),
     Test("flood", "test_flood.sh", disks=("data",), by_name=True),
+    # The soak: 1,000 reload cycles under load on the debug kernel, by name
+    # (outside CI's time).
+    Test("reload-soak", "test_robust_reload.sh", variant="debug", disks=("data",),
+         timeout=4 * 3600, env=("RELOADS=1000",), by_name=True),
     Test("umount", "test_robust_umount.sh", disks=("robust-umount", "data"), by_name=True),
     Test("stale", "test_robust_stale.sh", disks=("robust-stale",), by_name=True),
     Test("ioerr", "test_robust_ioerr.sh", disks=("robust-ioerr",),
@@ -156,7 +161,8 @@ def run_test(t: Test, kdir: Path, initrd: Path, adds: Sequence[str],
              prelude: str = "") -> Tuple[int, int]:
     logf = work / f"{t.name}.log"
     req = BootRequest(kernel=kdir, initrd=initrd,
-                      command=prelude + (GUEST / t.script).read_text(),
+                      command=prelude + "".join(f"export {e}\n" for e in t.env)
+                      + (GUEST / t.script).read_text(),
                       adds=tuple(adds), disks=tuple(str(disks[d]) for d in t.disks),
                       append=t.append, memory=t.memory, smp=t.smp,
                       timeout=float(t.timeout), log=logf, echo=verbose)
