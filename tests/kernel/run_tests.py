@@ -98,11 +98,16 @@ TESTS: List[Test] = [
          bins=("dmsetup:/usr/sbin/dmsetup",)),
     # An event flood: drops counted, nothing lost, the openers never wait.
     Test("robust-flood", "test_flood.sh", variant="debug", disks=("data",)),
+    # Sixteen tasks on four CPUs and two file systems while settings change.
+    Test("robust-scale", "test_scale.sh", variant="debug", disks=("data", "scale"), smp=4,
+         memory="1024M", timeout=1800),
     # The same scenarios on the test kernel, by name only: a quicker check
     # while developing (the debug kernel runs them about four times slower).
     Test("reload", "test_robust_reload.sh", disks=("data",), by_name=True),
     Test("shape", "test_robust_shape.sh", disks=("data",), by_name=True),
     Test("flood", "test_flood.sh", disks=("data",), by_name=True),
+    Test("scale", "test_scale.sh", disks=("data", "scale"), smp=4, memory="1024M",
+         by_name=True),
     # The soak: 1,000 reload cycles under load on the debug kernel, by name
     # (outside CI's time).
     Test("reload-soak", "test_robust_reload.sh", variant="debug", disks=("data",),
@@ -118,6 +123,7 @@ TEST_DISKS: Dict[str, Dict[str, int]] = {
     "robust-umount": {name: 256 * KIB for name in "ABCDX"},
     "robust-stale": {name: 256 * KIB for name in "ABCDXEFGH"},
     "robust-ioerr": {**{name: 256 * KIB for name in "ABCDXPQ"}, "E": 1024 * KIB},
+    "scale": {f"s/F{i}": 64 * KIB for i in range(1, 33)},
 }
 
 

@@ -4,8 +4,9 @@
 # on null_blk: see mount_data), ROUNDS rounds each switch the model (last_successor, pcm,
 # epcm), the shape (partition_size and model_order, threshold), memory_kb,
 # max_files, max_prefetch_kb, max_inflight_kb, filesystems (ext4, then a
-# type that is not mounted, which unwatches the ext4, then empty again) and
-# reset.  Every write of a valid value must be accepted; the worker must keep
+# type that is not mounted, which unwatches the ext4, then empty again),
+# isolation and max_domains (with a fifth shell opening as another user, so
+# that under isolation=user there are two domains) and reset.  Every write of a valid value must be accepted; the worker must keep
 # up; the model must learn again after the changes.  Then the module is
 # unloaded several times with filesystems set to a type that excludes the
 # busy ext4 (every read then asks whether the type is allowed, up to the
@@ -31,6 +32,7 @@ w() {
 }
 
 start_load /mnt A B C D X P Q E G
+/ppf/runas 1000 sh -c 'while [ ! -e /tmp/stop-load ]; do cat /mnt/A /mnt/B /mnt/C > /dev/null; done' &
 unwatched=0
 rewatched=0
 t0=$(now_ms)
@@ -49,6 +51,13 @@ while [ $r -lt $ROUNDS ]; do
 	done
 	for m in 256 4096 1024 16384; do w memory_kb $m; done
 	for n in 64 100 65536; do w max_files $n; done
+	for iso in user cgroup none; do
+		w isolation $iso
+		sleep 0.05
+		w max_domains 2
+		sleep 0.05
+		w max_domains 8
+	done
 	for k in 4 16384; do w max_inflight_kb $k; done
 	w max_prefetch_kb 128
 	w max_prefetch_kb 2048
