@@ -98,6 +98,8 @@ TESTS: List[Test] = [
          bins=("dmsetup:/usr/sbin/dmsetup",)),
     # An event flood: drops counted, nothing lost, the openers never wait.
     Test("robust-flood", "test_flood.sh", variant="debug", disks=("data",)),
+    # Memory short: unused prefetches go first, ppf backs off, nothing killed.
+    Test("robust-mempressure", "test_mempressure.sh", variant="debug", disks=("data",)),
     # Sixteen tasks on four CPUs and two file systems while settings change.
     Test("robust-scale", "test_scale.sh", variant="debug", disks=("data", "scale"), smp=4,
          memory="1024M", timeout=1800),
@@ -106,6 +108,7 @@ TESTS: List[Test] = [
     Test("reload", "test_robust_reload.sh", disks=("data",), by_name=True),
     Test("shape", "test_robust_shape.sh", disks=("data",), by_name=True),
     Test("flood", "test_flood.sh", disks=("data",), by_name=True),
+    Test("mempressure", "test_mempressure.sh", disks=("data",), by_name=True),
     Test("scale", "test_scale.sh", disks=("data", "scale"), smp=4, memory="1024M",
          by_name=True),
     # The soak: 1,000 reload cycles under load on the debug kernel, by name
