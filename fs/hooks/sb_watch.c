@@ -32,6 +32,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/ctype.h>
+#include <linux/error-injection.h>
 #include <linux/fsnotify_backend.h>
 #include <linux/exportfs.h>
 #include <linux/kref.h>
@@ -257,6 +258,13 @@ out:
 		schedule_work(&ppf_discover_work);
 }
 
+/* A watch's allocation, on its own for fail_function (test_faults.sh). */
+static noinline struct ppf_sb *ppf_sb_alloc(void)
+{
+	return kzalloc(sizeof(struct ppf_sb), GFP_KERNEL);
+}
+ALLOW_ERROR_INJECTION(ppf_sb_alloc, NULL);
+
 static void ppf_sb_watch(struct super_block *sb)
 {
 	struct ppf_sb *s;
@@ -267,7 +275,7 @@ static void ppf_sb_watch(struct super_block *sb)
 	rcu_read_unlock();
 	if (s)
 		return;
-	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	s = ppf_sb_alloc();
 	if (!s)
 		return;
 	s->sb = sb;

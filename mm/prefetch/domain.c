@@ -38,6 +38,7 @@
  */
 #include <linux/cgroup.h>
 #include <linux/cred.h>
+#include <linux/error-injection.h>
 #include <linux/overflow.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
@@ -230,6 +231,16 @@ static struct ppf_domain *ppf_domain_victim(struct ppf_domains *d)
 	return victim;
 }
 
+/* A new domain's model, on its own for fail_function (test_faults.sh). */
+static noinline struct ppf_model *
+ppf_domain_model_alloc(const struct ppf_model_params *params)
+{
+	int err;
+
+	return ppf_model_create(params, &err);
+}
+ALLOW_ERROR_INJECTION(ppf_domain_model_alloc, NULL);
+
 /**
  * ppf_domain_model() - the model of an event's domain
  * @d: the set
@@ -246,7 +257,6 @@ struct ppf_model *ppf_domain_model(struct ppf_domains *d, u64 key)
 {
 	struct ppf_domain *dom = &d->slot[d->last];
 	unsigned int i;
-	int err;
 
 	lockdep_assert_held(&ppf_worker_mutex);
 	d->clock++;
@@ -265,7 +275,7 @@ struct ppf_model *ppf_domain_model(struct ppf_domains *d, u64 key)
 		dom->model = NULL;
 		d->reclaimed++;
 	}
-	dom->model = ppf_model_create(&d->params, &err);
+	dom->model = ppf_domain_model_alloc(&d->params);
 	if (!dom->model)
 		return NULL;
 	dom->key = key;

@@ -17,6 +17,7 @@
  * entries are freed after an RCU grace period.  When the table is full the
  * least recently opened file is forgotten.
  */
+#include <linux/error-injection.h>
 #include <linux/hash.h>
 #include <linux/rculist.h>
 #include <linux/slab.h>
@@ -160,6 +161,16 @@ struct ppf_file *ppf_files_lookup(const struct ppf_sb *s, u64 ino)
 	return NULL;
 }
 
+/*
+ * An entry's allocation, a function of its own so that fail_function can
+ * fail it (the fault-injection test, test_faults.sh).
+ */
+static noinline struct ppf_file *ppf_file_alloc(void)
+{
+	return kzalloc(sizeof(struct ppf_file), GFP_KERNEL | __GFP_NOWARN);
+}
+ALLOW_ERROR_INJECTION(ppf_file_alloc, NULL);
+
 /**
  * ppf_files_get() - the entry for the file an open or exec event names
  * @ev: the event
@@ -185,7 +196,7 @@ struct ppf_file *ppf_files_get(struct ppf_event *ev)
 		list_move_tail(&f->lru, &ppf_lru);
 		return f;
 	}
-	f = kzalloc(sizeof(*f), GFP_KERNEL | __GFP_NOWARN);
+	f = ppf_file_alloc();
 	if (!f)
 		return NULL;
 	spin_lock_init(&f->lock);

@@ -43,12 +43,22 @@
  */
 #include <linux/cred.h>
 #include <linux/dcache.h>
+#include <linux/error-injection.h>
 #include <linux/exportfs.h>
 #include <linux/ktime.h>
 #include <linux/namei.h>
 #include <linux/slab.h>
 #include "ppf.h"
 #include "ppf_trace.h"
+
+/* A name's allocation, on its own for fail_function (test_faults.sh). */
+static noinline struct ppf_name *ppf_name_alloc(u32 len)
+{
+	struct ppf_name *n;
+
+	return kmalloc(struct_size(n, name, len + 1), GFP_NOWAIT | __GFP_NOWARN);
+}
+ALLOW_ERROR_INJECTION(ppf_name_alloc, NULL);
 
 /**
  * ppf_name_of() - a copy of the name a file was opened by
@@ -64,8 +74,7 @@ struct ppf_name *ppf_name_of(struct dentry *dentry)
 	struct ppf_name *n;
 
 	take_dentry_name_snapshot(&snap, dentry);
-	n = kmalloc(struct_size(n, name, snap.name.len + 1),
-		    GFP_NOWAIT | __GFP_NOWARN);
+	n = ppf_name_alloc(snap.name.len);
 	if (n) {
 		n->len = snap.name.len;
 		memcpy(n->name, snap.name.name, n->len);

@@ -416,6 +416,7 @@ bool ppf_prefetch_wanted(struct ppf_file *f, u64 seq, enum ppf_skip_reason *why)
 bool ppf_prefetch(struct ppf_file *f, const struct cred *cred, u64 seq,
 		  pgoff_t *next, enum ppf_skip_reason *why);
 bool ppf_prefetch_busy(void);
+unsigned long ppf_prefetch_inflight_kb(void);
 void ppf_prefetch_reap(u64 seq);
 void ppf_prefetch_opened(struct ppf_file *f);
 

@@ -231,6 +231,26 @@ bool ppf_prefetch_busy(void)
 	return ppf_inflight_pages != 0;
 }
 
+/**
+ * ppf_prefetch_inflight_kb() - prefetched data still being read
+ *
+ * Retires what has finished first, so a read that ended, or failed, is not
+ * counted: what stays counted is a read that has not ended.  Takes
+ * ppf_worker_mutex.
+ *
+ * Return: KiB started by prefetches and not read yet.
+ */
+unsigned long ppf_prefetch_inflight_kb(void)
+{
+	unsigned long pages;
+
+	mutex_lock(&ppf_worker_mutex);
+	ppf_inflight_reap();
+	pages = ppf_inflight_pages;
+	mutex_unlock(&ppf_worker_mutex);
+	return pages << (PAGE_SHIFT - 10);
+}
+
 /*
  * The file of the readahead started at event @seq was opened: whatever of it
  * is still being read is now read for the task that opened it, and no

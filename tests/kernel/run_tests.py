@@ -98,6 +98,8 @@ TESTS: List[Test] = [
          bins=("dmsetup:/usr/sbin/dmsetup",)),
     # An event flood: drops counted, nothing lost, the openers never wait.
     Test("robust-flood", "test_flood.sh", variant="debug", disks=("data",)),
+    # Injected allocation and I/O failures: nothing oopses, leaks or stays in flight.
+    Test("robust-faults", "test_faults.sh", variant="debug", disks=("data",)),
     # Memory short: unused prefetches go first, ppf backs off, nothing killed.
     Test("robust-mempressure", "test_mempressure.sh", variant="debug", disks=("data",)),
     # Sixteen tasks on four CPUs and two file systems while settings change.

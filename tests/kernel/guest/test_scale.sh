@@ -3,7 +3,8 @@
 # Sixteen shells, eight on each of two ext4 file systems (the data disk and
 # a second disk), four of them as another user, open and read files in
 # their own orders, while a controller switches the model, the contexts and
-# the isolation and resets the model, for 6 s of guest time; then 4 s
+# the isolation and resets the model, for 6 s of guest time and at least
+# three rounds; then 4 s
 # without changes, measured.  Reported: events handled a second, events
 # dropped, the open hook's cost under this contention (measure_hooks=1) and
 # the worker's share of the four CPUs.  Checked: every valid write
@@ -59,7 +60,8 @@ w() {
 }
 t0=$(now_ms)
 rounds=0
-while [ $(($(now_ms) - t0)) -lt 6000 ]; do
+# At least 6 s and at least three rounds (the debug kernel is slow).
+while [ $rounds -lt 3 ] || [ $(($(now_ms) - t0)) -lt 6000 ]; do
 	w model pcm
 	w contexts process
 	w isolation user
@@ -101,7 +103,6 @@ echo "SCALE measured $ms ms: $events events, $((events * 1000 / ms)) a second; t
 	echo "SCALE open hook $(( (k1 - k0) / (o1 - o0) )) ns a call under contention (with the other vCPUs' slices)"
 echo "SCALE worker CPU $(( (c1 - c0) / 1000000 )) ms of $((ms * 4)) ms on 4 CPUs ($(( (c1 - c0) / 10000 / (ms * 4) )) %)"
 check "every valid write was accepted" eq "$refused" 0
-check "the controller ran several rounds" ge "$rounds" 3
 check "events were handled" ge "$model" 1
 check "every event reached the model or was counted dropped" eq "$((model + dropped))" "$events"
 check "the queue drains" eq "$(stat_of events_queued)" 0
