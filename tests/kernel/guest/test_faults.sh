@@ -3,10 +3,13 @@
 # For 8 s of guest time, under load and with the model reset and the
 # isolation switched every second: failslab and fail_page_alloc fail 10 %
 # of the allocations of the worker thread and of two shells (make-it-fail),
-# fail_make_request fails 20 % of the worker's I/O to the data disk, and
-# fail_function fails 10 % of ppf's own allocation points in any task
-# (ppf_file_alloc, ppf_name_alloc, ppf_domain_model_alloc, ppf_sb_alloc,
-# marked ALLOW_ERROR_INJECTION).  Then every fault is turned off and the
+# and fail_make_request fails 20 % of the worker's I/O to the data disk.
+# (ppf's own allocation points are marked ALLOW_ERROR_INJECTION for
+# fail_function, but fail_function cannot run here: its kprobe handler
+# draws a random number under base_crng.lock from int3, which lockdep
+# reports as an inconsistent lock state in the fault-injection code itself;
+# failslab reaches the same allocations in the marked tasks.)  Then every
+# fault is turned off and the
 # checks: nothing oopsed or leaked (run.py and kmemleak), allocation
 # failures were counted (dropped_no_memory), the queue drains, nothing
 # stays counted in flight (prefetch_inflight_kb goes to 0), every file reads
@@ -23,7 +26,7 @@ cat /mnt/X > /dev/null
 check "the data disk is watched" wait_fs 1
 FILES="A B C D X P Q E G"
 sums=$(cd /mnt && md5sum $FILES)
-if [ ! -d $D/failslab ] || [ ! -d $D/fail_function ]; then
+if [ ! -d $D/failslab ] || [ ! -d $D/fail_make_request ]; then
 	echo "skip: this kernel has no fault injection"
 	finish
 	exit $?
@@ -44,18 +47,12 @@ faults_on() {
 	echo 0 > $D/fail_page_alloc/min-order
 	attr fail_make_request 20 Y
 	echo 1 > "/sys/block/${dev##*/}/make-it-fail"
-	echo > $D/fail_function/inject
-	for f in ppf_file_alloc ppf_name_alloc ppf_domain_model_alloc ppf_sb_alloc; do
-		echo $f > $D/fail_function/inject
-	done
-	attr fail_function 10 N
 }
 faults_off() {
-	for a in failslab fail_page_alloc fail_make_request fail_function; do
+	for a in failslab fail_page_alloc fail_make_request; do
 		echo 0 > $D/$a/probability
 	done
 	echo 0 > "/sys/block/${dev##*/}/make-it-fail"
-	echo > $D/fail_function/inject
 }
 
 worker=
@@ -64,7 +61,10 @@ for p in /proc/[0-9]*; do
 done
 check "the worker thread is found" eval '[ -n "$worker" ]'
 faults_on
-check "ppf's four allocation points are injectable" eq "$(grep -c ppf_ $D/fail_function/inject)" 4
+if [ -e $D/fail_function/injectable ]; then
+	check "ppf's four allocation points are open to fail_function" \
+		eq "$(grep -c '^ppf_.*_alloc' $D/fail_function/injectable)" 4
+fi
 echo 1 > /proc/$worker/make-it-fail
 drops0=$(stat_of dropped_no_memory)
 start_load /mnt $FILES
@@ -77,12 +77,13 @@ for i in 1 2; do
 	) &
 done
 t0=$(now_ms)
-n=0
+secs=0
+echo "FAULTS on at $t0 ms"
 while [ $(($(now_ms) - t0)) -lt 8000 ]; do
 	sleep 1
-	n=$((n + 1))
+	secs=$((secs + 1))
 	set_ppf reset 1
-	if [ $((n % 2)) = 1 ]; then set_ppf isolation user; else set_ppf isolation none; fi
+	if [ $((secs % 2)) = 1 ]; then set_ppf isolation user; else set_ppf isolation none; fi
 	echo 1 > /proc/sys/vm/drop_caches
 done
 faults_off
@@ -90,7 +91,7 @@ echo 0 > /proc/$worker/make-it-fail
 stop_load
 set_ppf isolation none
 settle 2
-echo "FAULTS $n s: dropped_no_memory $drops0 -> $(stat_of dropped_no_memory)," \
+echo "FAULTS $secs rounds, off at $(now_ms) ms: dropped_no_memory $drops0 -> $(stat_of dropped_no_memory)," \
 	"prefetch_issued $(stat_of prefetch_issued), skipped_stale $(stat_of skipped_stale)," \
 	"events_open $(stat_of events_open), model_events $(stat_of model_events)"
 check "allocation failures were counted (dropped_no_memory)" ge "$(stat_of dropped_no_memory)" $((drops0 + 1))
