@@ -269,19 +269,27 @@ check "backoff: tracepoint ppf_payoff says why" \
 	eval 'echo "$trace" | grep -q "ppf_payoff: dev=.* useful=[1-9].* pause=[1-9]"'
 # After the pause (1 s), B, C and D are opened once more first: if the
 # pause began between A's open and theirs, the worker saw them prefetched
-# and not opened, and would skip them for a while (skipped_recent).
-sleep 3
-cat A B C D X > /dev/null
-settle 0
-drop_caches
-cat A > /dev/null
-settle
-echo "after the pause: B $(resident_kb B) C $(resident_kb C) D $(resident_kb D) KiB;" \
-	"pauses $(stat_of payoff_pauses) dropped_paused $(stat_of dropped_paused)" \
-	"skipped_recent $(stat_of skipped_recent) skipped_cached $(stat_of skipped_cached)" \
-	"issued $(stat_of prefetch_issued)"
-check "backoff: after the pause, a cold cache is prefetched again" \
-	eq "$(resident_kb B)$(resident_kb C)$(resident_kb D)" 256256256
+# and not opened, and would skip them for a while (skipped_recent).  The
+# device may be paused again by the window that judges those few events (on
+# Debian's 6.1, whose reads the fallback sees fewer of, it once was): then
+# the next pause ends too, up to three times.
+try=0
+after=
+while [ $try -lt 3 ] && [ "$after" != 256256256 ]; do
+	try=$((try + 1))
+	sleep 3
+	cat A B C D X > /dev/null
+	settle 0
+	drop_caches
+	cat A > /dev/null
+	settle
+	after="$(resident_kb B)$(resident_kb C)$(resident_kb D)"
+	echo "after the pause (try $try): B C D $after KiB;" \
+		"pauses $(stat_of payoff_pauses) dropped_paused $(stat_of dropped_paused)" \
+		"skipped_recent $(stat_of skipped_recent) skipped_cached $(stat_of skipped_cached)" \
+		"issued $(stat_of prefetch_issued)"
+done
+check "backoff: after the pause, a cold cache is prefetched again" eq "$after" 256256256
 
 release
 cd /
