@@ -300,6 +300,32 @@ void ppf_model_stats(const struct ppf_model *model,
 }
 
 /**
+ * ppf_model_stats_add() - add one model's statistics to a sum
+ * @sum: the sum so far
+ * @one: a model's statistics
+ *
+ * For the caller that keeps several models (one per domain): every count
+ * is added; @sum's max_nodes, a budget rather than a count, is left to
+ * the caller.
+ */
+void ppf_model_stats_add(struct ppf_model_stats *sum,
+			 const struct ppf_model_stats *one)
+{
+	sum->events += one->events;
+	sum->nodes += one->nodes;
+	sum->partitions += one->partitions;
+	sum->bytes += one->bytes;
+	sum->bytes_in_use += one->bytes_in_use;
+	sum->halvings += one->halvings;
+	sum->halving_freed += one->halving_freed;
+	sum->nodes_dropped += one->nodes_dropped;
+	sum->partitions_reclaimed += one->partitions_reclaimed;
+	sum->count_saturations += one->count_saturations;
+	sum->contexts += one->contexts;
+	sum->contexts_reclaimed += one->contexts_reclaimed;
+}
+
+/**
  * ppf_model_pattern_count() - how often the model counted a pattern
  * @model: the model
  * @files: the pattern, oldest file first

@@ -150,6 +150,8 @@ unsigned int ppf_model_event(struct ppf_model *model, u32 ctx, u32 parent,
 			     unsigned int max_out);
 void ppf_model_stats(const struct ppf_model *model,
 		     struct ppf_model_stats *stats);
+void ppf_model_stats_add(struct ppf_model_stats *sum,
+			 const struct ppf_model_stats *one);
 u32 ppf_model_pattern_count(const struct ppf_model *model, const u32 *files,
 			    u32 len);
 const char *ppf_model_check(struct ppf_model *model);

@@ -52,7 +52,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Dict, List, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from . import kernel as kbuild
 
@@ -115,35 +115,38 @@ def apt_env() -> Dict[str, str]:
     return dict(os.environ, DEBIAN_FRONTEND="noninteractive", INITRD="No")
 
 
+def apt_cache(args: Sequence[str], parse: Callable[[str], Optional[str]], failure: str) -> str:
+    """What parse finds in apt-cache ARGS' output; on a machine whose package
+    lists were never fetched (parse finds nothing), fetched first, as root.
+    Exits with failure if it finds nothing then."""
+    for attempt in (0, 1):
+        res = subprocess.run(["apt-cache", *args], text=True,
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        found = parse(res.stdout)
+        if found:
+            return found
+        if attempt == 0 and os.geteuid() == 0:
+            subprocess.run(["apt-get", "update", "-qq"], check=True, env=apt_env())
+    raise SystemExit(f"kernel-tests: debian: {failure} (run apt-get update)")
+
+
 def default_abi() -> str:
     """The ABI Debian's linux-headers-amd64 depends on (its default kernel)."""
-    for attempt in (0, 1):
-        res = subprocess.run(["apt-cache", "depends", DEFAULT_HEADERS_META], text=True,
-                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-        m = re.search(r"Depends: linux-headers-(\d[^\s]*-amd64)\b", res.stdout)
-        if m:
-            return m.group(1)
-        if attempt == 0 and os.geteuid() == 0:
-            # Package lists not fetched yet (a fresh machine).
-            subprocess.run(["apt-get", "update", "-qq"], check=True, env=apt_env())
-    raise SystemExit(f"kernel-tests: debian: cannot tell which kernel {DEFAULT_HEADERS_META} "
-                     "names (apt-cache depends found none; run apt-get update)")
+    def parse(out: str) -> Optional[str]:
+        m = re.search(r"Depends: linux-headers-(\d[^\s]*-amd64)\b", out)
+        return m.group(1) if m else None
+    return apt_cache(["depends", DEFAULT_HEADERS_META], parse,
+                     f"cannot tell which kernel {DEFAULT_HEADERS_META} names")
 
 
 def newest_612_abi() -> str:
     """The newest 6.12 ABI the archive offers (apt-cache search)."""
-    for attempt in (0, 1):
-        res = subprocess.run(["apt-cache", "search", "--names-only",
-                              r"^linux-headers-6\.12\.[0-9]+\+deb12-amd64$"], text=True,
-                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    def parse(out: str) -> Optional[str]:
         found = [m for m in (re.match(f"linux-headers-({ABI_612_PATTERN}) ", line)
-                             for line in res.stdout.splitlines()) if m]
-        if found:
-            return max(found, key=lambda m: int(m.group(2))).group(1)
-        if attempt == 0 and os.geteuid() == 0:
-            subprocess.run(["apt-get", "update", "-qq"], check=True, env=apt_env())
-    raise SystemExit("kernel-tests: debian: the archive offers no "
-                     "linux-headers-6.12.N+deb12-amd64 (run apt-get update)")
+                             for line in out.splitlines()) if m]
+        return max(found, key=lambda m: int(m.group(2))).group(1) if found else None
+    return apt_cache(["search", "--names-only", r"^linux-headers-6\.12\.[0-9]+\+deb12-amd64$"],
+                     parse, "the archive offers no linux-headers-6.12.N+deb12-amd64")
 
 
 def kernel_for(series: str) -> DebianKernel:

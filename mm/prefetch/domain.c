@@ -305,18 +305,7 @@ void ppf_domains_stats(const struct ppf_domains *d, struct ppf_model_stats *st,
 		if (!d->slot[i].model)
 			continue;
 		ppf_model_stats(d->slot[i].model, &one);
-		st->events += one.events;
-		st->nodes += one.nodes;
-		st->partitions += one.partitions;
-		st->bytes += one.bytes;
-		st->bytes_in_use += one.bytes_in_use;
-		st->halvings += one.halvings;
-		st->halving_freed += one.halving_freed;
-		st->nodes_dropped += one.nodes_dropped;
-		st->partitions_reclaimed += one.partitions_reclaimed;
-		st->count_saturations += one.count_saturations;
-		st->contexts += one.contexts;
-		st->contexts_reclaimed += one.contexts_reclaimed;
+		ppf_model_stats_add(st, &one);
 		ds->live++;
 	}
 	st->max_nodes = d->params.max_nodes * d->n;

@@ -183,7 +183,7 @@ static int ppf_cmd_set(const char *name, const char *value)
 static int ppf_cmd_get(const struct ppf_opts *o)
 {
 	char names[64][64], value[PPF_TUNABLE_MAX];
-	int i, n, err;
+	int n, err;
 
 	if (o->nargs == 2) {
 		err = ppf_tunable_get(o->args[1], value, sizeof(value));
@@ -197,22 +197,9 @@ static int ppf_cmd_get(const struct ppf_opts *o)
 		return ppf_not_loaded();
 	if (n < 0)
 		return ppf_tunable_error("list", PPF_SYSCTL_DIR, n);
+	ppf_report_tunables(stdout, names, n, o->json);
 	if (o->json)
-		printf("{");
-	for (i = 0; i < n; i++) {
-		if (ppf_tunable_get(names[i], value, sizeof(value)))
-			continue;
-		if (o->json) {
-			printf("%s", i ? ", " : "");
-			ppf_json_string(stdout, names[i]);
-			printf(": ");
-			ppf_json_string(stdout, value);
-		} else {
-			printf("vm.predictive_prefetch.%s = %s\n", names[i], value);
-		}
-	}
-	if (o->json)
-		printf("}\n");
+		putchar('\n');
 	return 0;
 }
 

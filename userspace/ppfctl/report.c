@@ -179,7 +179,7 @@ static void ppf_status_words(FILE *out, const struct ppf_sample *s)
 }
 
 /* A JSON string of a value that is ours or the kernel's: escape the few. */
-void ppf_json_string(FILE *out, const char *v)
+static void ppf_json_string(FILE *out, const char *v)
 {
 	fputc('"', out);
 	for (; *v; v++) {
@@ -193,27 +193,44 @@ void ppf_json_string(FILE *out, const char *v)
 	fputc('"', out);
 }
 
-static void ppf_status_json(FILE *out, const struct ppf_sample *s)
+void ppf_report_tunables(FILE *out, char (*names)[64], int n, bool json)
 {
-	char names[64][64], value[PPF_TUNABLE_MAX];
-	const struct ppf_counters *cs = s->now;
-	int i, n = ppf_tunable_list(names, 64);
-	unsigned int j;
+	char value[PPF_TUNABLE_MAX];
 	const char *sep = "";
-	double hit = ppf_hit_rate(cs);
+	int i;
 
-	fprintf(out, "{\"loaded\": true, \"enabled\": %s, \"tunables\": {",
-		ppf_counter(cs, "enabled") ? "true" : "false");
+	if (json)
+		fputc('{', out);
 	for (i = 0; i < n; i++) {
 		if (ppf_tunable_get(names[i], value, sizeof(value)))
 			continue;
+		if (!json) {
+			fprintf(out, "vm.predictive_prefetch.%s = %s\n", names[i], value);
+			continue;
+		}
 		fprintf(out, "%s", sep);
 		ppf_json_string(out, names[i]);
 		fprintf(out, ": ");
 		ppf_json_string(out, value);
 		sep = ", ";
 	}
-	fprintf(out, "}, \"counters\": {");
+	if (json)
+		fputc('}', out);
+}
+
+static void ppf_status_json(FILE *out, const struct ppf_sample *s)
+{
+	char names[64][64];
+	const struct ppf_counters *cs = s->now;
+	int n = ppf_tunable_list(names, 64);
+	unsigned int j;
+	const char *sep = "";
+	double hit = ppf_hit_rate(cs);
+
+	fprintf(out, "{\"loaded\": true, \"enabled\": %s, \"tunables\": ",
+		ppf_counter(cs, "enabled") ? "true" : "false");
+	ppf_report_tunables(out, names, n, true);
+	fprintf(out, ", \"counters\": {");
 	sep = "";
 	for (j = 0; j < cs->n; j++) {
 		if (!cs->c[j].numeric)

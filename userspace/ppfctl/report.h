@@ -27,7 +27,10 @@ void ppf_report_status(FILE *out, const struct ppf_sample *s, bool json);
 void ppf_report_watch_header(FILE *out);
 void ppf_report_watch_line(FILE *out, const struct ppf_sample *s, bool json);
 
-/* A JSON string, quoted and escaped. */
-void ppf_json_string(FILE *out, const char *v);
+/*
+ * The tunables in names[] (ppf_tunable_list()) with their values: a JSON
+ * object, or a "vm.predictive_prefetch.NAME = VALUE" line each.
+ */
+void ppf_report_tunables(FILE *out, char (*names)[64], int n, bool json);
 
 #endif

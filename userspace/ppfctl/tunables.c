@@ -11,28 +11,32 @@
 #include <unistd.h>
 #include "tunables.h"
 
-/* A name is one path component: no "../enabled" tricks. */
-static int ppf_tunable_path(const char *name, char *path, size_t size)
+/*
+ * Open one tunable's file; a name is one path component: no "../enabled"
+ * tricks.  Returns the descriptor or -errno.
+ */
+static int ppf_tunable_open(const char *name, int flags)
 {
+	char path[256];
+	int fd;
+
 	if (!*name || strchr(name, '/') || name[0] == '.')
 		return -ENOENT;
-	if ((size_t)snprintf(path, size, "%s/%s", PPF_SYSCTL_DIR, name) >= size)
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", PPF_SYSCTL_DIR,
+			     name) >= sizeof(path))
 		return -ENAMETOOLONG;
-	return 0;
+	fd = open(path, flags);
+	return fd < 0 ? -errno : fd;
 }
 
 int ppf_tunable_get(const char *name, char *buf, size_t size)
 {
-	char path[256];
+	int fd = ppf_tunable_open(name, O_RDONLY);
 	ssize_t n;
-	int fd, err;
+	int err;
 
-	err = ppf_tunable_path(name, path, sizeof(path));
-	if (err)
-		return err;
-	fd = open(path, O_RDONLY);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	n = read(fd, buf, size - 1);
 	err = n < 0 ? -errno : 0;
 	close(fd);
@@ -48,16 +52,12 @@ int ppf_tunable_get(const char *name, char *buf, size_t size)
 int ppf_tunable_set(const char *name, const char *value)
 {
 	size_t len = strlen(value);
-	char path[256];
+	int fd = ppf_tunable_open(name, O_WRONLY);
 	ssize_t n;
-	int fd, err;
+	int err = 0;
 
-	err = ppf_tunable_path(name, path, sizeof(path));
-	if (err)
-		return err;
-	fd = open(path, O_WRONLY);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	/* One write of the whole value, as the kernel's handlers expect. */
 	n = write(fd, value, len);
 	if (n < 0)

@@ -1,6 +1,7 @@
 # lib.sh - sourced by every guest test (busybox sh inside the test VM)
 #
 # check DESC CMD...    runs CMD; prints "ok   DESC" or "FAIL DESC"
+# refuse NAME VALUE    the sysctl write fails with EINVAL and the value stays
 # finish               prints "N passed, N failed" and sets the exit status
 
 PPF=/proc/sys/vm/predictive_prefetch
@@ -91,6 +92,20 @@ always_prefetch() {
 # Write VALUE to sysctl NAME; succeeds only if the kernel accepted it.
 set_ppf() {
 	echo "$2" > "$PPF/$1" 2>/dev/null
+}
+
+# refuse NAME VALUE: the write fails with EINVAL and the value stays.
+refuse() {
+	before=$(cat "$PPF/$1")
+	err=$( (echo "$2" > "$PPF/$1") 2>&1 )
+	rc=$?
+	after=$(cat "$PPF/$1")
+	if [ $rc -ne 0 ] && [ "$before" = "$after" ] &&
+	   echo "$err" | grep -q "Invalid argument"; then
+		return 0
+	fi
+	echo "  $1 <- '$2': rc $rc, '$before' -> '$after', $err"
+	return 1
 }
 
 drop_caches() {

@@ -23,13 +23,6 @@ train_as() {
 	done
 }
 bcd() { echo "$(resident_kb B)$(resident_kb C)$(resident_kb D)"; }
-# refuse NAME VALUE: EINVAL, the old value kept.
-refuse() {
-	before=$(cat "$PPF/$1")
-	err=$( (echo "$2" > "$PPF/$1") 2>&1 )
-	[ $? -ne 0 ] && [ "$(cat "$PPF/$1")" = "$before" ] &&
-		echo "$err" | grep -q "Invalid argument"
-}
 
 check "users can read the data disk" eval 'as 1000 cat A > /dev/null'
 

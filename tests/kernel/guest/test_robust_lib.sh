@@ -8,6 +8,8 @@
 #                          then so that prefetches do I/O), and read the
 #                          module's /proc and sysctl files
 # stop_load                stop them and wait for them
+# w NAME VALUE             a sysctl write that must be accepted; one that is
+#                          not is counted in $refused and named
 # kmemleak_check           after the module is unloaded: two kmemleak scans,
 #                          then /sys/kernel/debug/kmemleak must be empty
 # wait_fs N               until N file systems are watched (5 s at most)
@@ -66,6 +68,14 @@ start_load() {
 			sleep 0.05
 		done
 	) &
+}
+
+refused=0
+w() {
+	if ! set_ppf "$1" "$2"; then
+		refused=$((refused + 1))
+		echo "  refused: $1 <- $2"
+	fi
 }
 
 stop_load() {

@@ -22,17 +22,9 @@ set_ppf enabled 1
 cat /mnt/X > /dev/null
 check "ext4 on the data disk is watched" wait_fs 1
 
-refused=0
-# w NAME VALUE: a write that must be accepted
-w() {
-	if ! set_ppf "$1" "$2"; then
-		refused=$((refused + 1))
-		echo "  refused: $1 <- $2"
-	fi
-}
 
 start_load /mnt A B C D X P Q E G
-/ppf/runas 1000 sh -c 'while [ ! -e /tmp/stop-load ]; do cat /mnt/A /mnt/B /mnt/C > /dev/null; done' &
+/ppf/runas 1000 sh -c "while [ ! -e $STOP ]; do cat /mnt/A /mnt/B /mnt/C > /dev/null; done" &
 unwatched=0
 rewatched=0
 t0=$(now_ms)

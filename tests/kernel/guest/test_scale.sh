@@ -51,13 +51,6 @@ stop_openers() {
 }
 start_openers
 
-refused=0
-w() {
-	if ! set_ppf "$1" "$2"; then
-		refused=$((refused + 1))
-		echo "  refused: $1 <- $2"
-	fi
-}
 t0=$(now_ms)
 rounds=0
 # At least 6 s and at least three rounds (the debug kernel is slow).

@@ -3,20 +3,6 @@
 
 load_ppf || { echo "FAIL insmod"; exit 1; }
 
-# refuse NAME VALUE: the write fails with EINVAL and the value stays.
-refuse() {
-	before=$(cat "$PPF/$1")
-	err=$( (echo "$2" > "$PPF/$1") 2>&1 )
-	rc=$?
-	after=$(cat "$PPF/$1")
-	if [ $rc -ne 0 ] && [ "$before" = "$after" ] &&
-	   echo "$err" | grep -q "Invalid argument"; then
-		return 0
-	fi
-	echo "  $1 <- '$2': rc $rc, '$before' -> '$after', $err"
-	return 1
-}
-
 accept() {
 	set_ppf "$1" "$2" && [ "$(cat "$PPF/$1")" = "$2" ]
 }
