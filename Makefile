@@ -6,7 +6,7 @@
 #
 #   make demo     the GNU ld link replayed cold in the test VM, without prefetching and with EPCM
 #   make sim-demo the models scored on the recorded GNU ld link trace (no VM, seconds)
-#   make test     every test: unit, invariants, trace format, simulator, fuzzers
+#   make test     every test: unit, invariants, state format, trace format, simulator, fuzzers
 #   make bench    the models' speed and memory (a benchmark: reports, asserts nothing)
 #   make bench-instructions   the same as instruction and cache-miss counts (valgrind)
 #   make sweep    the table in docs/models.md: every model on every trace
@@ -62,7 +62,7 @@ $(BUILD)/ppf-bench: $(MODEL_SRCS) $(MODEL_HDRS) userspace/bench/ppf-bench.c | $(
 $(BUILD)/test_%: tests/models/test_%.c tests/models/test_harness.h $(MODEL_SRCS) $(MODEL_HDRS) | $(BUILD)
 	$(CC) $(PPF_CFLAGS) -O1 $(SANITIZE) -o $@ $(MODEL_SRCS) $<
 
-$(BUILD)/fuzz_model: tests/fuzz/fuzz_model.c $(MODEL_SRCS) $(MODEL_HDRS) | $(BUILD)
+$(BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(MODEL_SRCS) $(MODEL_HDRS) | $(BUILD)
 	$(CLANG) $(PPF_CFLAGS) -O1 -fsanitize=fuzzer,address,undefined \
 		-fno-sanitize-recover=undefined -o $@ $(MODEL_SRCS) $<
 
@@ -99,11 +99,12 @@ bench-instructions: deps $(BUILD)/ppf-bench
 			END { printf "%-15s %-10s 10000 files: %6.0f instructions, %5.1f L1d misses an event\n", m, s, i / 300000, d / 300000 }'; \
 	done; done
 
-test: deps-test $(BUILD)/test_models $(BUILD)/test_invariants $(BUILD)/fuzz_model $(BUILD)/ppf-sim
+test: deps-test $(BUILD)/test_models $(BUILD)/test_invariants $(BUILD)/test_state \
+	$(BUILD)/fuzz_model $(BUILD)/fuzz_state $(BUILD)/ppf-sim
 	$(MAKE) -s -C userspace/trace-replay fuzz_trace_parse
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) BUILD=$(BUILD) scripts/run-tests.sh
 
-fuzz-long: deps-test $(BUILD)/fuzz_model
+fuzz-long: deps-test $(BUILD)/fuzz_model $(BUILD)/fuzz_state
 	$(MAKE) -s -C userspace/trace-replay fuzz_trace_parse
 	@BUILD=$(BUILD) scripts/fuzz-long.sh $(FUZZ_RUNS)
 

@@ -33,6 +33,9 @@ make -s -C userspace/ppfctl clean
 
 install -D -m 0644 packaging/modules-load.d-predictive-prefetch.conf \
 	"$root/usr/lib/modules-load.d/$name.conf"
+for unit in packaging/systemd/*; do
+	install -D -m 0644 "$unit" "$root/usr/lib/systemd/system/$(basename "$unit")"
+done
 
 doc=$root/usr/share/doc/$name-dkms
 install -D -m 0644 docs/admin-guide.md "$doc/admin-guide.md"

@@ -3,7 +3,8 @@
 #
 # make test runs each libFuzzer target for 30 s; this is the long run
 # (make fuzz-long), outside CI's time.  Each target starts from a copy of
-# its corpus (tests/fuzz/corpus-model, tests/trace/corpus), so what it
+# its corpus (tests/fuzz/corpus-model, tests/trace/corpus,
+# tests/fuzz/corpus-state), so what it
 # finds stays in build/fuzz-long-NAME/ until someone adds it: a crash input
 # is kept there as crash-*, to be copied into the corpus as a regression
 # input once the bug is fixed.  Prints, per target, the executions, the
@@ -38,5 +39,6 @@ run() {
 }
 run model "$BUILD/fuzz_model" tests/fuzz/corpus-model
 run trace userspace/trace-replay/fuzz_trace_parse tests/trace/corpus
+run state "$BUILD/fuzz_state" tests/fuzz/corpus-state
 echo "$pass passed, $fail failed"
 [[ $fail -eq 0 ]]

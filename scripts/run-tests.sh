@@ -68,6 +68,7 @@ python_checks() {
 
 suite models "$BUILD/test_models"
 suite invariants "$BUILD/test_invariants"
+suite state "$BUILD/test_state"
 suite trace make -s -C tests/trace test
 suite replay make -s -C tests/replay test
 suite sim sh -c "python3 -m pytest -q -p no:cacheprovider --junitxml=$BUILD/sim-tests.xml tests/sim; python3 scripts/pytest-summary.py $BUILD/sim-tests.xml"
@@ -80,6 +81,7 @@ suite eval python3 eval/harness/selftest.py
 suite devices sh -c "python3 -m pytest -q -s -p no:cacheprovider --junitxml=$BUILD/devices-tests.xml tests/devices; python3 scripts/pytest-summary.py $BUILD/devices-tests.xml"
 suite fuzz-model fuzz "$BUILD/fuzz_model" tests/fuzz/corpus-model
 suite fuzz-trace fuzz userspace/trace-replay/fuzz_trace_parse tests/trace/corpus
+suite fuzz-state fuzz "$BUILD/fuzz_state" tests/fuzz/corpus-state
 
 echo
 [[ ${#failed_suites[@]} -eq 0 ]] || echo "failed suites: ${failed_suites[*]}"

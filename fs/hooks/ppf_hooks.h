@@ -18,6 +18,8 @@ struct ppf_sb;
 
 /* Longest list of watched file system types, with its NUL. */
 #define PPF_SB_TYPES_MAX	128
+/* Longest file system type name kept, with its NUL. */
+#define PPF_SB_TYPE_LEN		16
 
 /* Provided by fs/hooks/. */
 int ppf_hooks_init(void);
@@ -29,6 +31,9 @@ void ppf_sb_put(struct ppf_sb *s);
 struct super_block *ppf_sb_pin(struct ppf_sb *s);
 void ppf_sb_unpin(struct super_block *sb);
 dev_t ppf_sb_dev(const struct ppf_sb *s);
+void ppf_sb_identity(const struct ppf_sb *s, char type[PPF_SB_TYPE_LEN],
+		     u8 uuid[16]);
+struct ppf_sb *ppf_sb_find(const char *type, const u8 *uuid, dev_t dev);
 unsigned int ppf_sb_watched(void);
 bool ppf_hooks_read_fallback(void);
 int ppf_sb_set_types(const char *types);

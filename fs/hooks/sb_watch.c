@@ -36,6 +36,7 @@
 #include <linux/fsnotify_backend.h>
 #include <linux/exportfs.h>
 #include <linux/kref.h>
+#include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/rculist.h>
 #include <linux/slab.h>
@@ -56,6 +57,8 @@
  * @node: in ppf_sbs (RCU)
  * @dead: the file system is shutting down or ppf is unloading
  * @rcu: to free after RCU readers of ppf_sbs are done
+ * @type: its type's name, for a saved state
+ * @uuid: its UUID (all zero: none), for a saved state
  */
 struct ppf_sb {
 	struct fsnotify_mark mark;
@@ -65,6 +68,8 @@ struct ppf_sb {
 	struct list_head node;
 	bool dead;
 	struct rcu_head rcu;
+	char type[PPF_SB_TYPE_LEN];
+	u8 uuid[16];
 };
 
 /* The watched types: replaced whole under RCU. */
@@ -87,6 +92,8 @@ static DECLARE_WORK(ppf_discover_work, ppf_discover_fn);
 static struct ppf_sb_types __rcu *ppf_sb_types;
 /* Serialises ppf_sb_set_types(). */
 static DEFINE_MUTEX(ppf_sb_types_mutex);
+/* Serialises ppf_sb_watch(): the discovery worker and ppf_sb_find(). */
+static DEFINE_MUTEX(ppf_sb_watch_mutex);
 
 /* Is this file system type to be watched?  Callable from any context. */
 static bool ppf_sb_type_allowed(const char *name)
@@ -270,6 +277,7 @@ static void ppf_sb_watch(struct super_block *sb)
 	struct ppf_sb *s;
 	int err;
 
+	lockdep_assert_held(&ppf_sb_watch_mutex);
 	rcu_read_lock();
 	s = ppf_sb_lookup_rcu(sb);
 	rcu_read_unlock();
@@ -280,6 +288,9 @@ static void ppf_sb_watch(struct super_block *sb)
 		return;
 	s->sb = sb;
 	s->dev = sb->s_dev;
+	strscpy(s->type, sb->s_type->name, sizeof(s->type));
+	BUILD_BUG_ON(sizeof(s->uuid) != sizeof(sb->s_uuid));
+	memcpy(s->uuid, &sb->s_uuid, sizeof(s->uuid));
 	kref_init(&s->kref);		/* the mark's */
 	INIT_LIST_HEAD(&s->node);
 	fsnotify_init_mark(&s->mark, ppf_group);
@@ -316,9 +327,85 @@ static void ppf_discover_fn(struct work_struct *work)
 	ppf_ndiscover = 0;
 	spin_unlock(&ppf_sbs_lock);
 	for (i = 0; i < n; i++) {
+		mutex_lock(&ppf_sb_watch_mutex);
 		ppf_sb_watch(queue[i]);
+		mutex_unlock(&ppf_sb_watch_mutex);
 		deactivate_super(queue[i]);
 	}
+}
+
+/**
+ * ppf_sb_identity() - what names a watched file system across reboots
+ * @s: the record
+ * @type: set to its type's name, NUL-terminated
+ * @uuid: set to its UUID (all zero if it has none)
+ */
+void ppf_sb_identity(const struct ppf_sb *s, char type[PPF_SB_TYPE_LEN],
+		     u8 uuid[16])
+{
+	memcpy(type, s->type, PPF_SB_TYPE_LEN);
+	memcpy(uuid, s->uuid, 16);
+}
+
+struct ppf_sb_match {
+	const u8 *uuid;
+	dev_t dev;
+	struct super_block *sb;
+};
+
+static void ppf_sb_match(struct super_block *sb, void *arg)
+{
+	struct ppf_sb_match *m = arg;
+
+	if (m->sb || !ppf_sb_qualifies(sb))
+		return;
+	if (m->uuid ? memcmp(&sb->s_uuid, m->uuid, 16) : sb->s_dev != m->dev)
+		return;
+	if (atomic_inc_not_zero(&sb->s_active))
+		m->sb = sb;
+}
+
+/**
+ * ppf_sb_find() - a mounted file system by type and UUID (or device), watched
+ * @type: its type's name
+ * @uuid: its UUID, or NULL to match @dev instead
+ * @dev: its device number, if @uuid is NULL
+ *
+ * For loading a saved state: starts watching the file system if it
+ * qualifies and is not watched yet.  May sleep (and may load the type's
+ * module, as mount does).
+ *
+ * Return: its record with a reference (ppf_sb_put()), or NULL if no such
+ * file system is mounted, it does not qualify, or the hooks are stopped.
+ */
+struct ppf_sb *ppf_sb_find(const char *type, const u8 *uuid, dev_t dev)
+{
+	struct ppf_sb_match m = { .uuid = uuid, .dev = dev };
+	struct file_system_type *fst = get_fs_type(type);
+	struct ppf_sb *s = NULL;
+	bool stopped;
+
+	if (!fst)
+		return NULL;
+	iterate_supers_type(fst, ppf_sb_match, &m);
+	module_put(fst->owner);
+	if (!m.sb)
+		return NULL;
+	spin_lock(&ppf_sbs_lock);
+	stopped = ppf_discover_stopped;
+	spin_unlock(&ppf_sbs_lock);
+	if (!stopped) {
+		mutex_lock(&ppf_sb_watch_mutex);
+		ppf_sb_watch(m.sb);
+		mutex_unlock(&ppf_sb_watch_mutex);
+		rcu_read_lock();
+		s = ppf_sb_lookup_rcu(m.sb);
+		if (s && !kref_get_unless_zero(&s->kref))
+			s = NULL;
+		rcu_read_unlock();
+	}
+	deactivate_super(m.sb);
+	return s;
 }
 
 /* The one place a watched file system's open and exec events arrive. */

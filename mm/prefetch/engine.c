@@ -254,6 +254,9 @@ static void ppf_engine_open(struct ppf_event *ev)
 	}
 	n = ppf_model_event(model, ev->ctx, ev->parent, id,
 			    ppf_predictions, ppf_lookahead(ppf_seq));
+	ppf_history_add(&(struct ppf_history_rec){
+		.file = id, .ctx = ev->ctx, .parent = ev->parent,
+		.domain = ev->domain });
 	ppf_stat_add(worker_model_ns, ktime_get_ns() - model_start);
 	ppf_stat_add(predictions, n);
 	for (i = 0; i < n; i++) {
@@ -371,6 +374,22 @@ static struct ppf_domains *ppf_domains_configured(int *err)
 				  err);
 }
 
+/*
+ * Forget the files, the plan, the prefetches and the opens held; @deep:
+ * what the lookahead starts with (ppf_lookahead_reset()).
+ */
+static void ppf_forget_all(bool deep)
+{
+	lockdep_assert_held(&ppf_worker_mutex);
+	ppf_plan_forget_all();
+	ppf_files_clear();
+	ppf_prefetch_forget_all();
+	ppf_history_clear();
+	ppf_seq = 0;
+	ppf_lookahead_reset(deep);
+	ppf_payoff_reset();
+}
+
 /**
  * ppf_engine_reset() - forget everything learnt: model and file table
  */
@@ -385,14 +404,71 @@ void ppf_engine_reset(void)
 		old = ppf_domains;
 		ppf_domains = d;
 	}
-	ppf_plan_forget_all();
-	ppf_files_clear();
-	ppf_prefetch_forget_all();
-	ppf_seq = 0;
-	ppf_lookahead_reset();
-	ppf_payoff_reset();
+	ppf_forget_all(false);
 	mutex_unlock(&ppf_worker_mutex);
 	ppf_domains_destroy(old);
+}
+
+/**
+ * ppf_engine_restore() - replace what was learnt with a saved state
+ * @files: the saved files, those not found again with @found false; each
+ *	@ev.sb is the caller's, and @ev.name becomes the file table's
+ * @nfiles: how many
+ * @events: the saved opens, oldest first, @file an index into @files
+ * @nevents: how many
+ *
+ * Forgets everything learnt, as a reset does, adds the files found to the
+ * file table and replays the opens of those files into empty models: the
+ * models learn what they learnt from those opens, whatever their kind and
+ * shape.  The worker waits meanwhile (it holds ppf_worker_mutex), a few
+ * milliseconds for every ten thousand opens.
+ *
+ * Return: 0, or -ENOMEM if the empty models cannot be had (nothing changed).
+ */
+int ppf_engine_restore(struct ppf_restore_file *files, u32 nfiles,
+		       const struct ppf_history_rec *events, u32 nevents)
+{
+	struct ppf_domains *d, *old;
+	struct ppf_model *model;
+	struct ppf_file *f;
+	u32 i;
+	int err;
+
+	d = ppf_domains_configured(&err);
+	if (!d)
+		return err;
+	mutex_lock(&ppf_worker_mutex);
+	old = ppf_domains;
+	ppf_domains = d;
+	ppf_forget_all(true);
+	for (i = 0; i < nfiles; i++) {
+		if (!files[i].found)
+			continue;
+		f = ppf_files_get(&files[i].ev);
+		files[i].found = !!f;
+		if (f) {
+			files[i].id = f->id;
+			ppf_file_set_last_use(f, files[i].first, files[i].last,
+					      files[i].map);
+		}
+	}
+	for (i = 0; i < nevents; i++) {
+		struct ppf_history_rec rec = events[i];
+
+		if (!files[rec.file].found)
+			continue;
+		rec.file = files[rec.file].id;
+		model = ppf_domain_model(d, rec.domain);
+		if (model)
+			ppf_model_event(model, rec.ctx, rec.parent, rec.file,
+					ppf_predictions, 0);
+		ppf_history_add(&rec);
+		if (!(i & 1023))
+			cond_resched();
+	}
+	mutex_unlock(&ppf_worker_mutex);
+	ppf_domains_destroy(old);
+	return 0;
 }
 
 /**

@@ -349,3 +349,40 @@ bool ppf_file_last_use(struct ppf_file *f, pgoff_t *first, pgoff_t *last,
 	spin_unlock(&f->lock);
 	return known;
 }
+
+/**
+ * ppf_file_set_last_use() - set the pages of a file's last use
+ * @f: the entry, with no use seen since it was added
+ * @first: first page (> @last: not known)
+ * @last: last page
+ * @map: the segments read (ppf_seg_mask())
+ *
+ * For a file restored from a saved state (ppf_engine_restore()).
+ */
+void ppf_file_set_last_use(struct ppf_file *f, pgoff_t first, pgoff_t last,
+			   u64 map)
+{
+	if (first > last)
+		return;
+	spin_lock(&f->lock);
+	f->prev_first = first;
+	f->prev_last = last;
+	f->prev_map = map;
+	spin_unlock(&f->lock);
+}
+
+/**
+ * ppf_files_set_save_index() - give every entry the same save index
+ * @index: the value
+ *
+ * state.c marks the files of a state it saves.  The caller holds
+ * ppf_worker_mutex.
+ */
+void ppf_files_set_save_index(u32 index)
+{
+	struct ppf_file *f;
+
+	lockdep_assert_held(&ppf_worker_mutex);
+	list_for_each_entry(f, &ppf_lru, lru)
+		f->save_index = index;
+}

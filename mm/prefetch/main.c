@@ -3,7 +3,8 @@
  * main.c - predictive_prefetch: module load and unload
  *
  * Load order: configuration, file table, engine (model, queue, worker),
- * hooks (set up, but not hooked in until enabled=1), sysctl, statistics.
+ * hooks (set up, but not hooked in until enabled=1), sysctl, statistics,
+ * the saved state's file and the history it saves.
  * Unload runs it backwards, and the hooks go before the engine so that no
  * event can reach a worker that is gone.
  */
@@ -41,10 +42,15 @@ static int __init ppf_init(void)
 	err = ppf_stats_init();
 	if (err)
 		goto out_sysctl;
+	err = ppf_state_init();
+	if (err)
+		goto out_stats;
 	pr_info("loaded (%s, disabled until vm.predictive_prefetch.enabled=1)\n",
 		ppf_model_kind_name(ppf_config.model.kind));
 	return 0;
 
+out_stats:
+	ppf_stats_exit();
 out_sysctl:
 	ppf_sysctl_exit();
 out_hooks:
@@ -58,6 +64,7 @@ out_files:
 
 static void __exit ppf_exit(void)
 {
+	ppf_state_exit();
 	ppf_stats_exit();
 	ppf_sysctl_exit();
 	ppf_hooks_exit();

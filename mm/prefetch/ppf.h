@@ -43,6 +43,7 @@
 #include <linux/fs.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
+#include <linux/seq_file.h>
 #include <linux/jump_label.h>
 #include "mm/prefetch/compat.h"
 #include "models/ppf_model.h"
@@ -75,6 +76,8 @@
  *	(domain.c)
  * @max_domains: most domains with a model at once under isolation; each
  *	gets @memory_kb / @max_domains
+ * @save_events: most recent opens kept for saving what was learnt
+ *	(history.c)
  * @lookahead: most files predicted after one event, 1..PPF_MAX_PREDICTIONS
  *	(@model's max_predictions is PPF_MAX_PREDICTIONS, so that this one can
  *	change without rebuilding the model)
@@ -97,6 +100,7 @@ struct ppf_config {
 	unsigned int contexts;
 	unsigned int isolation;
 	unsigned int max_domains;
+	unsigned int save_events;
 };
 
 /* What a context is (vm.predictive_prefetch.contexts, context.c). */
@@ -350,6 +354,7 @@ static inline bool ppf_seg_used(u64 map, pgoff_t index)
  * @cur_map: segments read since the latest open (ppf_seg_mask())
  * @prev_map: segments read during the use before that
  * @prefetch: what readahead.c knows of it
+ * @save_index: its index in a state being saved (state.c; worker mutex)
  */
 struct ppf_file {
 	struct hlist_node key_node;
@@ -370,6 +375,7 @@ struct ppf_file {
 	pgoff_t prev_first, prev_last;
 	u64 cur_map, prev_map;
 	struct ppf_prefetch_state prefetch;
+	u32 save_index;
 };
 
 /* file_table.c */
@@ -389,6 +395,56 @@ void ppf_file_opened(struct ppf_file *f);
 bool ppf_files_note_open(struct ppf_sb *s, struct inode *inode);
 bool ppf_file_last_use(struct ppf_file *f, pgoff_t *first, pgoff_t *last,
 		       u64 *map);
+void ppf_file_set_last_use(struct ppf_file *f, pgoff_t first, pgoff_t last,
+			   u64 map);
+void ppf_files_set_save_index(u32 index);
+
+/**
+ * struct ppf_history_rec - an open a model learnt from (history.c)
+ * @file: the file's model id (or, while restoring, its index in the file)
+ * @ctx: its context
+ * @parent: the context that started @ctx
+ * @domain: whose model learnt from it
+ */
+struct ppf_history_rec {
+	u32 file;
+	u32 ctx;
+	u32 parent;
+	u64 domain;
+};
+
+/* history.c */
+void ppf_history_add(const struct ppf_history_rec *rec);
+u32 ppf_history_count(void);
+u32 ppf_history_size(void);
+const struct ppf_history_rec *ppf_history_get(u32 i);
+void ppf_history_clear(void);
+int ppf_history_resize(u32 size);
+void ppf_history_exit(void);
+
+/**
+ * struct ppf_restore_file - a saved file found again, for ppf_engine_restore()
+ * @ev: its identity as an open event would give it (file system, inode,
+ *	generation, handle, name), so that the file table takes it the same way
+ * @first: first page of its last use (> @last: not known)
+ * @last: last page of it
+ * @map: the segments it read (ppf_seg_mask())
+ * @id: set by ppf_engine_restore(): its model id
+ * @found: the file exists; set to false if it could not be added
+ */
+struct ppf_restore_file {
+	struct ppf_event ev;
+	pgoff_t first;
+	pgoff_t last;
+	u64 map;
+	u32 id;
+	bool found;
+};
+
+/* state.c: /proc/predictive_prefetch_state, save and load */
+int ppf_state_init(void);
+void ppf_state_exit(void);
+void ppf_state_show(struct seq_file *m);
 
 /* metadata.c */
 struct ppf_name *ppf_name_of(struct dentry *dentry);
@@ -408,6 +464,8 @@ void ppf_engine_reset(void);
 void ppf_engine_model_stats(struct ppf_model_stats *st,
 			    struct ppf_domain_stats *ds);
 u64 ppf_engine_worker_cpu_ns(void);
+int ppf_engine_restore(struct ppf_restore_file *files, u32 nfiles,
+		       const struct ppf_history_rec *events, u32 nevents);
 
 /* readahead.c */
 void ppf_prefetch_forget_all(void);
@@ -442,7 +500,7 @@ unsigned int ppf_lookahead(u64 seq);
 void ppf_lookahead_paid(void);
 void ppf_lookahead_late(void);
 void ppf_lookahead_event(void);
-void ppf_lookahead_reset(void);
+void ppf_lookahead_reset(bool deep);
 
 /* sysctl.c */
 int ppf_config_init(void);

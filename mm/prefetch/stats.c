@@ -124,6 +124,7 @@ static int ppf_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "model_domains %u\n", ds.live);
 	seq_printf(m, "model_max_domains %u\n", ds.max);
 	seq_printf(m, "model_domains_reclaimed %llu\n", ds.reclaimed);
+	ppf_state_show(m);
 	return 0;
 }
 

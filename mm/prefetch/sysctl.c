@@ -32,6 +32,7 @@ struct ppf_config ppf_config = {
 	.contexts = PPF_CONTEXTS_TASK,
 	.isolation = PPF_ISOLATION_NONE,
 	.max_domains = 8,
+	.save_events = 65536,
 };
 
 /* Longer than any model or I/O class name, with room for a newline. */
@@ -189,6 +190,16 @@ static int ppf_apply_max_files(const struct ctl_table *table, unsigned int val)
 	ppf_files_trim(val);
 	mutex_unlock(&ppf_worker_mutex);
 	return 0;
+}
+
+static int ppf_apply_save_events(const struct ctl_table *table,
+				 unsigned int val)
+{
+	int err = ppf_history_resize(val);
+
+	if (!err)
+		WRITE_ONCE(ppf_config.save_events, val);
+	return err;
 }
 
 static int ppf_apply_reset(const struct ctl_table *table, unsigned int val)
@@ -458,6 +469,9 @@ static struct ctl_table ppf_sysctl_table[] = {
 	PPF_UINT("metadata", &ppf_config.metadata, 0, 1, NULL),
 	PPF_UINT("lookahead", &ppf_config.lookahead, 1, PPF_MAX_PREDICTIONS,
 		 NULL),
+	/* 24 bytes an open: at most 24 MiB. */
+	PPF_UINT("save_events", &ppf_config.save_events, 0, 1024 * 1024,
+		 ppf_apply_save_events),
 	PPF_UINT("reset", &ppf_reset_value, 1, 1, ppf_apply_reset),
 	PPF_CTL_TABLE_END
 };

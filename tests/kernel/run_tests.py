@@ -63,12 +63,20 @@ class Test:
     # copied to (see mount_data in guest/lib.sh), 1 GiB, no added latency.
     append: Tuple[str, ...] = null_blk_params()
     bins: Tuple[str, ...] = ()   # PACKAGE:PATH executables (with libraries) in the initramfs
+    # Boots of the same disks, one after the other: the script runs in each
+    # with PPF_BOOT set to 1, 2, ... (a reboot test keeps its state on a disk).
+    boots: int = 1
 
 
 TESTS: List[Test] = [
     Test("predict", "test_predict.sh", disks=("data",)),
     Test("sysctl", "test_sysctl.sh"),
     Test("ppfctl", "test_ppfctl.sh", disks=("data",)),
+    # Train, save, reboot, load: the first cold run after boot gains as
+    # much as a trained run.  Every request to the workload's disk takes
+    # 1 ms, up to 8 at once, so that a prefetch's gain is a time to measure.
+    Test("persist", "test_persist.sh", disks=("persist", "store"), boots=2,
+         append=null_blk_params(completion_nsec=1_000_000, hw_queue_depth=8)),
     Test("isolation", "test_isolation.sh", disks=("data",)),
     Test("predict-debian", "test_predict.sh", variant="debian", disks=("data",)),
     Test("sysctl-debian", "test_sysctl.sh", variant="debian"),
@@ -129,6 +137,10 @@ TEST_DISKS: Dict[str, Dict[str, int]] = {
     "robust-stale": {name: 256 * KIB for name in "ABCDXEFGH"},
     "robust-ioerr": {**{name: 256 * KIB for name in "ABCDXPQ"}, "E": 1024 * KIB},
     "scale": {f"s/F{i}": 64 * KIB for i in range(1, 33)},
+    # test_persist.sh: the workload (F01-F40), a file deleted before the
+    # state is loaded (Z), and the disk the state is kept on across boots.
+    "persist": {**{f"w/F{i:02}": 128 * KIB for i in range(1, 41)}, "w/Z": 64 * KIB},
+    "store": {},
 }
 
 
@@ -143,6 +155,7 @@ def build_tools(work: Path) -> List[Path]:
              for src in sorted((TOP / "tests" / "kernel" / "tools").glob("*.c"))]
     ppfctl = TOP / "userspace" / "ppfctl"
     more = sorted(p for p in ppfctl.glob("*.c") if p.name != "ppfctl.c")
+    more.append(TOP / "models" / "state_file.c")
     tools.append(kernel.build_static(ppfctl / "ppfctl.c", work / "ppfctl", more))
     return tools
 
@@ -169,10 +182,11 @@ def prepare(variant: KernelVariant, work: Path
 
 def run_test(t: Test, kdir: Path, initrd: Path, adds: Sequence[str],
              disks: Dict[str, Path], work: Path, verbose: bool,
-             prelude: str = "") -> Tuple[int, int]:
-    logf = work / f"{t.name}.log"
+             prelude: str = "", boot: int = 1) -> Tuple[int, int]:
+    logf = work / (f"{t.name}.log" if t.boots == 1 else f"{t.name}-boot{boot}.log")
+    env = (*t.env, f"PPF_BOOT={boot}")
     req = BootRequest(kernel=kdir, initrd=initrd,
-                      command=prelude + "".join(f"export {e}\n" for e in t.env)
+                      command=prelude + "".join(f"export {e}\n" for e in env)
                       + (GUEST / t.script).read_text(),
                       adds=tuple(adds), disks=tuple(str(disks[d]) for d in t.disks),
                       append=t.append, memory=t.memory, smp=t.smp,
@@ -230,8 +244,14 @@ def main(argv: Sequence[str]) -> int:
             adds += debian.adds(deb, work)
         if t.bins not in initrds:
             initrds[t.bins] = make_initramfs(work, t.bins)
-        log(f"running {t.name} on the {t.variant} kernel")
-        p, f = run_test(t, kdir, initrds[t.bins], adds, disks, work, args.verbose, prelude)
+        p = f = 0
+        for boot in range(1, t.boots + 1):
+            log(f"running {t.name} on the {t.variant} kernel"
+                + (f", boot {boot} of {t.boots}" if t.boots > 1 else ""))
+            bp, bf = run_test(t, kdir, initrds[t.bins], adds, disks, work, args.verbose,
+                              prelude, boot)
+            p += bp
+            f += bf
         print(f"{t.name}: {p} passed, {f} failed")
         total_pass += p
         total_fail += f

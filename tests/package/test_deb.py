@@ -15,6 +15,7 @@ not one of them (the kernel tests load it, in QEMU).  Needs root.  Prints
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -28,6 +29,8 @@ from eval.vm import debian  # noqa: E402
 
 PACKAGE = "predictive-prefetch-dkms"
 DKMS_NAME = "predictive-prefetch"
+UNITS = ("predictive-prefetch-state.service", "predictive-prefetch-save.service",
+         "predictive-prefetch-save.timer")
 
 
 class Checks:
@@ -101,6 +104,18 @@ def main() -> int:
                         "/usr/lib/modules-load.d/predictive-prefetch.conf").read_text()
                     if Path("/usr/lib/modules-load.d/predictive-prefetch.conf").exists()
                     else False)
+            units = [Path("/usr/lib/systemd/system", u) for u in UNITS]
+            c.check("install: the systemd units that load and save the state",
+                    all(u.is_file() for u in units), str(units))
+            if shutil.which("systemd-analyze"):
+                res = run(["systemd-analyze", "verify", *map(str, units)])
+                c.check("install: systemd-analyze verify finds nothing in the units",
+                        res.returncode == 0 and not res.stdout.strip(), res.stdout)
+            state = [u for u in units if u.name.endswith("state.service")][0].read_text()
+            c.check("install: the state unit loads at boot and saves at shutdown",
+                    "ExecStart=-/usr/sbin/ppfctl load /var/lib/predictive-prefetch/state" in state
+                    and "ExecStop=/usr/sbin/ppfctl save /var/lib/predictive-prefetch/state"
+                    in state)
             doc = Path("/usr/share/doc", PACKAGE)
             c.check("install: the admin guide and the sysctl.d example",
                     (doc / "admin-guide.md").is_file()
@@ -114,9 +129,10 @@ def main() -> int:
                     str(modules_of(k.abi)))
         c.check("remove: no DKMS entry left",
                 DKMS_NAME not in run(["dkms", "status"]).stdout)
-        c.check("remove: no sources, no ppfctl left",
+        c.check("remove: no sources, no ppfctl, no units left",
                 not Path("/usr/src", f"{DKMS_NAME}-{version}").exists()
-                and not Path("/usr/sbin/ppfctl").exists())
+                and not Path("/usr/sbin/ppfctl").exists()
+                and not any(Path("/usr/lib/systemd/system", u).exists() for u in UNITS))
     print(f"{c.passed} passed, {c.failed} failed")
     return 0 if c.failed == 0 else 1
 

@@ -11,6 +11,10 @@
  *   ppfctl reset                          forget the model, zero counters
  *   ppfctl watch [-i SECONDS] [-n COUNT] [--json]   a line a sample,
  *                                         like vmstat 1
+ *   ppfctl save FILE | load FILE          what was learnt, by file handle:
+ *                                         this machine, across reboots
+ *   ppfctl export FILE | import FILE      the same by path: another machine
+ *                                         with the same tree
  *
  * Exit status: 0 done, 1 the kernel refused or ppf is not loaded,
  * 2 a bad command line.  Every read and write goes to the kernel's own
@@ -26,6 +30,7 @@
 #include <unistd.h>
 #include "counters.h"
 #include "report.h"
+#include "state.h"
 #include "tunables.h"
 
 static const char *const ppf_usage =
@@ -33,7 +38,8 @@ static const char *const ppf_usage =
 	"       ppfctl enable | disable | reset\n"
 	"       ppfctl get [NAME] [--json]\n"
 	"       ppfctl set NAME VALUE\n"
-	"       ppfctl watch [-i SECONDS] [-n COUNT] [--json]\n";
+	"       ppfctl watch [-i SECONDS] [-n COUNT] [--json]\n"
+	"       ppfctl save | load | export | import FILE\n";
 
 struct ppf_opts {
 	bool json;
@@ -262,5 +268,13 @@ int main(int argc, char **argv)
 		return ppf_cmd_set("enabled", "0");
 	if (!strcmp(cmd, "reset") && o.nargs == 1)
 		return ppf_cmd_set("reset", "1");
+	if (!strcmp(cmd, "save") && o.nargs == 2)
+		return ppf_cmd_save(o.args[1]);
+	if (!strcmp(cmd, "load") && o.nargs == 2)
+		return ppf_cmd_load(o.args[1]);
+	if (!strcmp(cmd, "export") && o.nargs == 2)
+		return ppf_cmd_export(o.args[1]);
+	if (!strcmp(cmd, "import") && o.nargs == 2)
+		return ppf_cmd_import(o.args[1]);
 	return ppf_bad_usage("unknown command or wrong number of arguments");
 }

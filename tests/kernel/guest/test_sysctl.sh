@@ -9,7 +9,7 @@ accept() {
 
 for name in enabled partition_size model_order threshold max_prefetch_kb \
 	    default_prefetch_kb max_inflight_kb memory_kb max_files backoff \
-	    metadata lookahead max_contexts max_domains reset; do
+	    metadata lookahead max_contexts max_domains save_events reset; do
 	check "$name: negative refused" refuse $name -1
 	check "$name: huge refused" refuse $name 99999999999
 	check "$name: non-numeric refused" refuse $name abc
@@ -28,6 +28,10 @@ check "memory_kb: too small for 64 nodes refused" refuse memory_kb 1
 check "memory_kb: 1 GiB + 1 refused" refuse memory_kb 1048577
 check "max_files: 63 refused" refuse max_files 63
 check "reset: 2 refused" refuse reset 2
+check "save_events: 65536 by default" eq "$(cat $PPF/save_events)" 65536
+check "save_events: 1048577 refused" refuse save_events 1048577
+check "save_events: 0 accepted (nothing kept to save)" accept save_events 0
+check "save_events: 65536 accepted" accept save_events 65536
 check "backoff: on by default" eq "$(cat $PPF/backoff)" 1
 check "backoff: 2 refused" refuse backoff 2
 check "backoff: 0 accepted" accept backoff 0

@@ -1,0 +1,188 @@
+# test_persist.sh - what was learnt survives a reboot: save, load, export, import
+#
+# Two boots of the same disks (run_tests.py, boots=2; PPF_BOOT is 1, then 2).
+# The workload reads F01..F40 (128 KiB each) in order from a disk whose every
+# request takes 1 ms (null_blk, up to 8 at once).
+#
+# Boot 1: the workload cold without ppf; training (the workload, then Z);
+# the workload cold with the trained model; `ppfctl save` to the store disk
+# (/dev/vdb, mounted as it is, so it keeps what is written across boots).
+# Then what a loader must refuse, each time keeping the state it has
+# (files and opens held unchanged): a truncated file, a wrong version, a
+# wrong checksum, counts past the budget, indices out of range, a file of
+# paths given to load, and a load while disabled.  Then export (paths),
+# reset, import: the same opens held, predictions as before.
+#
+# Boot 2: Z is deleted, the saved state loaded: Z is dropped, every
+# workload file found.  The first cold run after boot must gain (cold time
+# minus its time) at least 95 % of what boot 1's trained run gained.
+. /ppf/guest/lib.sh
+
+CTL=/ppf/ppfctl
+STATE=/proc/predictive_prefetch_state
+
+now_ms() { echo $(($(ppf-clock) / 1000000)); }
+
+# run CMD...: its stdout in $out, stderr in $err, exit status in $rc.
+run() {
+	out=$("$@" 2>/tmp/run.err)
+	rc=$?
+	err=$(cat /tmp/run.err)
+}
+has() { echo "$1" | grep -q -- "$2"; }
+
+workload() {
+	for i in 01 02 03 04 05 06 07 08 09 10 11 12 13 14 15 16 17 18 19 20 \
+		 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40; do
+		cat w/F$i > /dev/null
+	done
+}
+
+# The workload's time from a cold cache, in ms.
+cold_run() {
+	drop_caches
+	t0=$(now_ms)
+	workload
+	t1=$(now_ms)
+	echo $((t1 - t0))
+}
+
+# The median of three cold runs, in ms; settled between runs.
+median3() {
+	a=$(cold_run); settle 1
+	b=$(cold_run); settle 1
+	c=$(cold_run); settle 1
+	echo "$a $b $c" | tr ' ' '\n' | sort -n | sed -n 2p
+}
+
+mount_data /mnt || { echo "FAIL mount"; exit 1; }
+mkdir -p /store
+mount -t ext4 /dev/vdb /store || { echo "FAIL mount store"; exit 1; }
+load_ppf || { echo "FAIL insmod"; exit 1; }
+cd /mnt
+always_prefetch
+
+# What a refused load must keep: the files and opens held.
+held() { echo "$(stat_of files) $(stat_of history_events)"; }
+
+# load_raw FILE: one write of FILE to the kernel, past ppfctl's own checks.
+load_raw() {
+	dd if="$1" of=$STATE bs=16M 2>/tmp/dd.err
+	rc=$?
+	err=$(cat /tmp/dd.err)
+}
+
+if [ "$PPF_BOOT" = 1 ]; then
+	cold=$(median3)
+	echo "  cold, ppf disabled: $cold ms (median of 3)"
+	set_ppf enabled 1
+	for i in 1 2 3; do
+		drop_caches
+		workload
+		cat w/Z > /dev/null
+		settle 1
+	done
+	trained=$(median3)
+	echo "  cold, trained: $trained ms (median of 3)"
+	check "a trained model makes the cold workload faster" \
+		[ "$trained" -lt "$cold" ]
+
+	run $CTL save /store/state
+	check "save: exit 0" eq "$rc" 0
+	check "save: says how much" has "$out" "^saved [0-9]* files, [0-9]* opens to /store/state"
+	nfiles=$(echo "$out" | awk '{ print $2 }')
+	check "save: every workload file and Z ($nfiles)" ge "$nfiles" 41
+	check "save: the file is a state" eq "$(head -c 8 /store/state)" PPFSTATE
+	echo "$cold $trained" > /store/times
+
+	# What a loader must refuse, keeping what it has.  The damaged copies
+	# are made in /tmp, which ppf does not watch: opening them changes
+	# nothing ppf holds.
+	cp /store/state /tmp/state
+	settle 1	# that open reaches the worker before the count is taken
+	before=$(held)
+	size=$(stat -c %s /tmp/state)
+	head -c $((size - 10)) /tmp/state > /tmp/trunc
+	load_raw /tmp/trunc
+	check "truncated: refused with EINVAL" eval '[ $rc -ne 0 ] && has "$err" "Invalid argument"'
+	check "truncated: the kernel says why" has "$(dmesg | tail -3)" "truncated"
+	run $CTL load /tmp/trunc
+	check "truncated: ppfctl names what is wrong" eval '[ $rc -eq 1 ] && has "$err" "truncated"'
+	cp /tmp/state /tmp/ver
+	/ppf/statefix /tmp/ver 8 2
+	load_raw /tmp/ver
+	check "wrong version: refused" eval '[ $rc -ne 0 ] && has "$(dmesg | tail -1)" "version"'
+	cp /tmp/state /tmp/crc
+	printf 'X' | dd of=/tmp/crc bs=1 seek=$((size - 1)) conv=notrunc 2>/dev/null
+	load_raw /tmp/crc
+	check "wrong checksum: refused" eval '[ $rc -ne 0 ] && has "$(dmesg | tail -1)" "checksum"'
+	run $CTL load /tmp/crc
+	check "wrong checksum: ppfctl says so" has "$err" "checksum"
+	cp /tmp/state /tmp/range
+	/ppf/statefix /tmp/range $((size - 20)) 999999
+	load_raw /tmp/range
+	check "an event's file out of range: refused" \
+		eval '[ $rc -ne 0 ] && has "$(dmesg | tail -1)" "out of range"'
+	set_ppf max_files 64
+	cp /tmp/state /tmp/budget
+	/ppf/statefix /tmp/budget 20 65
+	load_raw /tmp/budget
+	check "files past max_files: refused with EFBIG" \
+		eval '[ $rc -ne 0 ] && has "$err" "too large" && has "$(dmesg | tail -1)" "max_files"'
+	set_ppf max_files 65536
+	cp /tmp/state /tmp/events
+	/ppf/statefix /tmp/events 24 65537
+	load_raw /tmp/events
+	check "opens past save_events: refused with EFBIG" \
+		eval '[ $rc -ne 0 ] && has "$err" "too large" && has "$(dmesg | tail -1)" "save_events"'
+	check "every refused load kept the state" eq "$(held)" "$before"
+	set_ppf enabled 0
+	run $CTL load /tmp/state
+	check "disabled: load refused, says to enable" eval '[ $rc -eq 1 ] && has "$err" "enable it first"'
+	set_ppf enabled 1
+	check "the state is intact after all that" eq "$(held)" "$before"
+
+	# Export by path, forget, import: the same files and opens come back.
+	$CTL save /tmp/now > /tmp/saved
+	read _ nfiles _ events _ < /tmp/saved
+	run $CTL export /tmp/export
+	check "export: exit 0, every file found ($nfiles)" \
+		eval '[ $rc -eq 0 ] && has "$out" "^exported $nfiles files (0 not found"'
+	run $CTL load /tmp/export
+	check "load refuses an export, says to import" eval '[ $rc -eq 1 ] && has "$err" "import"'
+	set_ppf reset 1
+	check "reset: nothing held" eq "$(held)" "0 0"
+	run $CTL import /tmp/export
+	check "import: exit 0, every file found" \
+		eval '[ $rc -eq 0 ] && has "$out" "^imported $nfiles files (0 not found"'
+	check "import: loaded every file and open ($events)" \
+		has "$out" "loaded $nfiles files (0 not found, dropped), $events opens replayed"
+	[ $rc -eq 0 ] && [ -z "$err" ] || echo "  import: $out $err"
+	drop_caches
+	cat w/F01 > /dev/null
+	settle 2
+	check "after import, F01 brings in F02 and F03" \
+		eval '[ "$(resident_kb w/F02)" -gt 0 ] && [ "$(resident_kb w/F03)" -gt 0 ]'
+	cd /
+	umount /store
+else
+	read cold trained < /store/times
+	rm /mnt/w/Z
+	set_ppf enabled 1
+	run $CTL load /store/state
+	check "after reboot: load exit 0" eq "$rc" 0
+	check "after reboot: Z, deleted, is dropped and nothing else" \
+		has "$out" "(1 not found, dropped)"
+	check "after reboot: opens replayed" ge "$(stat_of history_events)" 120
+	first=$(cold_run)
+	settle 1
+	again=$(median3)
+	echo "  cold without ppf (boot 1): $cold ms; trained (boot 1): $trained ms"
+	echo "  first cold run after reboot and load: $first ms; then $again ms (median of 3)"
+	gain=$((cold - trained))
+	check "the first cold run after boot gains >= 95 % of a trained run's ($((cold - first)) vs $gain ms)" \
+		[ $((100 * (cold - first))) -ge $((95 * gain)) ]
+	cd /
+	umount /store
+fi
+finish
