@@ -87,6 +87,9 @@ TESTS: List[Test] = [
     Test("ppfctl-debian61", "test_ppfctl.sh", variant="debian61", disks=("data",), smp=1),
     Test("isolation-debian61", "test_isolation.sh", variant="debian61", disks=("data",), smp=1,
          by_name=True),
+    Test("persist-debian61", "test_persist.sh", variant="debian61", disks=("persist", "store"),
+         smp=1, boots=2, by_name=True,
+         append=null_blk_params(completion_nsec=1_000_000, hw_queue_depth=8)),
     # One virtual CPU: QEMU runs the virtual CPUs of an -icount guest in
     # turn, so with two a hook's clock would also count the other CPU's
     # slices (the worker's, above all).
@@ -113,6 +116,9 @@ TESTS: List[Test] = [
     # Sixteen tasks on four CPUs and two file systems while settings change.
     Test("robust-scale", "test_scale.sh", variant="debug", disks=("data", "scale"), smp=4,
          memory="1024M", timeout=1800),
+    # Saving, loading, malformed states and a reboot under the debug kernel.
+    Test("robust-persist", "test_persist.sh", variant="debug", disks=("persist", "store"),
+         boots=2, append=null_blk_params(completion_nsec=1_000_000, hw_queue_depth=8)),
     # The same scenarios on the test kernel, by name only: a quicker check
     # while developing (the debug kernel runs them about four times slower).
     Test("reload", "test_robust_reload.sh", disks=("data",), by_name=True),

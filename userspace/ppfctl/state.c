@@ -288,31 +288,89 @@ static int ppf_find_mount(unsigned int major, unsigned int minor,
 	return found;
 }
 
-/* The path of a file by handle on the mount @mfd; 0 or -errno. */
-static int ppf_handle_path(int mfd, const struct ppf_state_file *rec,
-			   char *path, size_t size)
+/* The path of what @fd is open on, checked to lead to it; 0 or -errno. */
+static int ppf_fd_path(int fd, char *path, size_t size)
+{
+	struct stat a, b;
+	char link[64];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, path, size - 1);
+	if (n <= 0 || (size_t)n >= size - 1 || path[0] != '/')
+		return -ENOENT;
+	path[n] = '\0';
+	/*
+	 * A disconnected dentry (its directory not in the dcache, as after
+	 * drop_caches) reads back as "/": check the path leads to the file.
+	 */
+	if (fstat(fd, &a) || stat(path, &b) || a.st_dev != b.st_dev ||
+	    a.st_ino != b.st_ino)
+		return -ENOENT;
+	return 0;
+}
+
+static int ppf_open_handle(int mfd, unsigned int type, unsigned int words,
+			   const __u32 *fh, int flags)
 {
 	struct {
 		struct file_handle fh;
 		unsigned char bytes[PPF_STATE_FH_WORDS * 4];
 	} h;
-	char link[64];
-	ssize_t n;
-	int fd;
 
-	h.fh.handle_bytes = rec->fh_len * 4;
-	h.fh.handle_type = rec->fh_type;
-	memcpy(h.fh.f_handle, rec->fh, rec->fh_len * 4);
-	fd = open_by_handle_at(mfd, &h.fh, O_PATH | O_CLOEXEC);
+	h.fh.handle_bytes = words * 4;
+	h.fh.handle_type = type;
+	memcpy(h.fh.f_handle, fh, words * 4);
+	return open_by_handle_at(mfd, &h.fh, flags | O_CLOEXEC);
+}
+
+/*
+ * A file's path through its directory: a connectable handle of the kind
+ * ext2/3/4 and xfs make (type 2, FILEID_INO32_GEN_PARENT: the file's inode
+ * and generation, then its directory's) holds the directory's handle (type
+ * 1), and the kernel reconnects a directory it decodes, so the directory's
+ * path and the file's name give the file's path.
+ */
+static int ppf_path_by_dir(int mfd, const struct ppf_state_file *rec,
+			   char *path, size_t size)
+{
+	char dir[PATH_MAX];
+	int fd, err;
+
+	if (rec->fh_type != 2 || rec->fh_len != 4 || !rec->name_len)
+		return -ENOENT;
+	fd = ppf_open_handle(mfd, 1, 2, rec->fh + 2, O_PATH | O_DIRECTORY);
 	if (fd < 0)
 		return -errno;
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	n = readlink(link, path, size - 1);
+	err = ppf_fd_path(fd, dir, sizeof(dir));
 	close(fd);
-	if (n <= 0 || (size_t)n >= size - 1 || path[0] != '/')
-		return -ENOENT;
-	path[n] = '\0';
-	return strstr(path, " (deleted)") ? -ENOENT : 0;
+	if (err)
+		return err;
+	if (snprintf(path, size, "%s/%.*s", strcmp(dir, "/") ? dir : "",
+		     (int)rec->name_len, rec->name) >= (int)size)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+/* The path of a file by handle on the mount @mfd; 0 or -errno. */
+static int ppf_handle_path(int mfd, const struct ppf_state_file *rec,
+			   char *path, size_t size)
+{
+	struct stat a, b;
+	int fd, err;
+
+	fd = ppf_open_handle(mfd, rec->fh_type, rec->fh_len, rec->fh, O_PATH);
+	if (fd < 0)
+		return -errno;
+	err = ppf_fd_path(fd, path, size);
+	if (err) {
+		err = ppf_path_by_dir(mfd, rec, path, size);
+		if (!err && (fstat(fd, &a) || stat(path, &b) ||
+			     a.st_dev != b.st_dev || a.st_ino != b.st_ino))
+			err = -ENOENT;
+	}
+	close(fd);
+	return err;
 }
 
 struct ppf_xfile {

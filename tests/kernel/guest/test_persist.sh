@@ -148,6 +148,8 @@ if [ "$PPF_BOOT" = 1 ]; then
 	run $CTL export /tmp/export
 	check "export: exit 0, every file found ($nfiles)" \
 		eval '[ $rc -eq 0 ] && has "$out" "^exported $nfiles files (0 not found"'
+	check "export: Z, its dentry dropped since its last open, named by its path" \
+		grep -q /mnt/w/Z /tmp/export
 	run $CTL load /tmp/export
 	check "load refuses an export, says to import" eval '[ $rc -eq 1 ] && has "$err" "import"'
 	set_ppf reset 1
