@@ -25,8 +25,9 @@
  * (ppf_trace.h).
  *
  * Locking, outermost first: ppf_config_mutex (sysctl writes, model
- * rebuilds) > the hooks' ppf_sb_types_mutex (setting the watched types) and
- * ppf_worker_mutex (the model, the file table, the plan, readahead's
+ * rebuilds, loading a saved state) > the hooks' ppf_sb_types_mutex
+ * (setting the watched types), their ppf_sb_watch_mutex (starting to watch
+ * a file system) and ppf_worker_mutex (the model, the file table, the plan, readahead's
  * records; held by the worker per batch) > the ring lock, the file-table
  * entries' locks and the hooks' ppf_sbs_lock, spinlocks none of which
  * nests in another or is held across anything that can sleep.  The hooks

@@ -54,7 +54,6 @@ struct ppf_save_fs {
 
 /* What the last load did, for /proc/predictive_prefetch. */
 static u32 ppf_loaded_files, ppf_loaded_dropped, ppf_loaded_events;
-static DEFINE_MUTEX(ppf_load_mutex);	/* one load at a time */
 
 /* The 4 KiB units of the saved format, and back. */
 #define PPF_UNIT_SHIFT	(PAGE_SHIFT - 12)
@@ -258,7 +257,10 @@ static int ppf_load_resolve(const struct ppf_state *st,
 	return 0;
 }
 
-/* Load a state the caller has checked; 0 or a negative errno. */
+/*
+ * Load a state the caller has checked; 0 or a negative errno.  The caller
+ * holds ppf_config_mutex.
+ */
 static int ppf_load(const struct ppf_state *st)
 {
 	struct ppf_sb *sbs[PPF_STATE_MAX_FS] = { };
@@ -268,6 +270,7 @@ static int ppf_load(const struct ppf_state *st)
 	u32 i, found = 0;
 	int err = -ENOMEM;
 
+	lockdep_assert_held(&ppf_config_mutex);
 	files = kvcalloc(max(st->nfiles, 1u), sizeof(*files), GFP_KERNEL);
 	events = kvcalloc(max(st->nevents, 1u), sizeof(*events), GFP_KERNEL);
 	if (!files || !events)
@@ -367,17 +370,21 @@ static ssize_t ppf_state_write(struct file *file, const char __user *ubuf,
 	buf = vmemdup_user(ubuf, count);
 	if (IS_ERR(buf))
 		return PTR_ERR(buf);
+	/*
+	 * Under the configuration's lock, as a sysctl write: the models are
+	 * built to the configuration, and the hooks cannot stop meanwhile.
+	 */
+	mutex_lock(&ppf_config_mutex);
 	why = ppf_state_parse(&st, buf, count, &lim, &err);
 	if (why) {
 		pr_warn("state not loaded: %s\n", why);
-	} else if (!READ_ONCE(ppf_config.enabled)) {
+	} else if (!ppf_config.enabled) {
 		pr_warn("state not loaded: prefetching is disabled\n");
 		err = -EAGAIN;
 	} else {
-		mutex_lock(&ppf_load_mutex);
 		err = ppf_load(&st);
-		mutex_unlock(&ppf_load_mutex);
 	}
+	mutex_unlock(&ppf_config_mutex);
 	kvfree(buf);
 	if (err)
 		return err;
