@@ -93,7 +93,8 @@ commit "mm/ppf: file-open prediction models (last successor, PCM, EPCM)" \
 "Predictive page-cache prefetching learns the order in which files are
 opened and reads the files a program is about to need before it asks.
 This adds the models it predicts with, after Kroeger and Long, USENIX
-2001: last successor, and the partitioned context models PCM and EPCM.
+2001: last successor, and the partitioned context models PCM and EPCM,
+with the format a learnt state is saved in and its parser.
 They are portable C (no libc, no allocation after creation, no floating
 point) shared with the project's userspace simulator and tests; nothing
 builds them yet."
@@ -130,7 +131,9 @@ paced so that a task's own reads do not wait behind it, and paused on a
 device where it does not pay.  Files are remembered by file handle,
 never by reference.  Off until vm.predictive_prefetch.enabled=1; every
 setting is a sysctl under vm.predictive_prefetch, the counters are in
-/proc/predictive_prefetch, and tracepoints name each decision."
+/proc/predictive_prefetch, and tracepoints name each decision.  What was
+learnt can be saved and loaded (across reboots) through
+/proc/predictive_prefetch_state, by CAP_SYS_ADMIN only."
 
 # 4. The admin guide.
 rst=Documentation/admin-guide/mm/predictive_prefetch.rst
