@@ -72,6 +72,15 @@ load_raw() {
 	err=$(cat /tmp/dd.err)
 }
 
+# load_damaged OFFSET VALUE: /tmp/state with the 32-bit field at OFFSET set
+# to VALUE and its checksum set right, loaded raw: the loader must find
+# what is wrong in the fields themselves.
+load_damaged() {
+	cp /tmp/state /tmp/damaged
+	/ppf/statefix /tmp/damaged "$1" "$2"
+	load_raw /tmp/damaged
+}
+
 if [ "$PPF_BOOT" = 1 ]; then
 	cold=$(median3)
 	echo "  cold, ppf disabled: $cold ms (median of 3)"
@@ -108,9 +117,7 @@ if [ "$PPF_BOOT" = 1 ]; then
 	check "truncated: the kernel says why" has "$(dmesg | tail -3)" "truncated"
 	run $CTL load /tmp/trunc
 	check "truncated: ppfctl names what is wrong" eval '[ $rc -eq 1 ] && has "$err" "truncated"'
-	cp /tmp/state /tmp/ver
-	/ppf/statefix /tmp/ver 8 2
-	load_raw /tmp/ver
+	load_damaged 8 2
 	check "wrong version: refused" eval '[ $rc -ne 0 ] && has "$(dmesg | tail -1)" "version"'
 	cp /tmp/state /tmp/crc
 	printf 'X' | dd of=/tmp/crc bs=1 seek=$((size - 1)) conv=notrunc 2>/dev/null
@@ -118,21 +125,15 @@ if [ "$PPF_BOOT" = 1 ]; then
 	check "wrong checksum: refused" eval '[ $rc -ne 0 ] && has "$(dmesg | tail -1)" "checksum"'
 	run $CTL load /tmp/crc
 	check "wrong checksum: ppfctl says so" has "$err" "checksum"
-	cp /tmp/state /tmp/range
-	/ppf/statefix /tmp/range $((size - 20)) 999999
-	load_raw /tmp/range
+	load_damaged $((size - 20)) 999999
 	check "an event's file out of range: refused" \
 		eval '[ $rc -ne 0 ] && has "$(dmesg | tail -1)" "out of range"'
 	set_ppf max_files 64
-	cp /tmp/state /tmp/budget
-	/ppf/statefix /tmp/budget 20 65
-	load_raw /tmp/budget
+	load_damaged 20 65
 	check "files past max_files: refused with EFBIG" \
 		eval '[ $rc -ne 0 ] && has "$err" "too large" && has "$(dmesg | tail -1)" "max_files"'
 	set_ppf max_files 65536
-	cp /tmp/state /tmp/events
-	/ppf/statefix /tmp/events 24 65537
-	load_raw /tmp/events
+	load_damaged 24 65537
 	check "opens past save_events: refused with EFBIG" \
 		eval '[ $rc -ne 0 ] && has "$err" "too large" && has "$(dmesg | tail -1)" "save_events"'
 	check "every refused load kept the state" eq "$(held)" "$before"
