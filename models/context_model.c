@@ -137,30 +137,6 @@ static void ppf_cm_shrink(void *ctx, u32 root, bool evicted)
 	}
 }
 
-/* Step one walk with @file; ends it where the model says it ends. */
-static void ppf_cm_step(struct ppf_context_model *cm, struct ppf_walk *w,
-			u32 file)
-{
-	bool created = false;
-	u32 ch;
-
-	if (w->follows)
-		ch = ppf_trie_child(&cm->trie, w->node, file);
-	else
-		ch = ppf_trie_step(&cm->trie, w->root, w->node, file, true,
-				   &created);
-
-	/* EPCM: one new node per occurrence of a pattern. */
-	if (ch == PPF_NIL || (created && cm->extended) || w->node == PPF_NIL) {
-		w->node = PPF_NIL;
-		return;
-	}
-	w->node = ch;
-	w->depth++;
-	if (w->depth > cm->max_order)
-		w->node = PPF_NIL;
-}
-
 static void ppf_cm_compact(struct ppf_walks *ws)
 {
 	u32 i, kept = 0;
@@ -178,37 +154,80 @@ static void ppf_cm_compact(struct ppf_walks *ws)
 static void ppf_cm_learn(struct ppf_context_model *cm, struct ppf_walks *ws,
 			 u32 file)
 {
-	const struct ppf_node_pool *pool = &cm->trie.pool;
+	struct ppf_node *nodes = cm->trie.pool.nodes;
 	struct ppf_walk *w = ws->walk;
 	u64 shrinks = cm->shrinks;
-	u32 i, root, first = ws->n, kept = 0;
+	u32 max_order = cm->max_order, n = ws->n;
+	u32 i, root, first = 0, kept = 0;
 
 	/*
 	 * Each walk's next node is somewhere else in the pool: ask for all of
 	 * them first, so the cache misses overlap instead of queueing.  (A
 	 * walk ended by a shrink has node PPF_NIL, the pool's unused 0.)
 	 */
-	for (i = 0; i < ws->n; i++)
-		ppf_cache_prefetch(ppf_node(pool, ppf_node(pool, w[i].node)->child));
+	for (i = 0; i < n; i++)
+		ppf_cache_prefetch(&nodes[nodes[w[i].node].child]);
 	/*
 	 * Step the walks and drop the ended ones in one pass, including
 	 * those a shrink ended since this context's last event.  The walks
 	 * kept are packed from the first one kept: the oldest that ended
-	 * just leave the window.
+	 * just leave the window.  (A shrink ends walks but never changes
+	 * their number or place: @n and @w hold through the loop.)
 	 */
-	for (i = 0; i < ws->n; i++) {
-		if (w[i].node == PPF_NIL)
-			continue;
-		ppf_cm_step(cm, &w[i], file);
-		if (w[i].node == PPF_NIL)
-			continue;
-		if (first == ws->n)
-			first = i;
+	for (i = 0; i < n; i++) {
+		struct ppf_walk *wi = &w[i];
+		u32 node = wi->node, ch;
+		struct ppf_node *c;
+
+		if (node == PPF_NIL)
+			goto ended;
+		ch = nodes[node].child;
+		c = &nodes[ch];
+		/*
+		 * The short way of ppf_trie_step(), which dominates a learnt
+		 * stream: @file is the first child and counting it moves
+		 * nothing.  The count is the low byte of the link word and
+		 * below its maximum, so adding 1 to the word cannot carry
+		 * into the sibling.  (No child: @c is the pool's unused node
+		 * 0, read but never taken, as @ch is checked too.)
+		 */
+		if (!wi->follows && ch != PPF_NIL && c->file == file &&
+		    (c->link & PPF_COUNT_MAX) != PPF_COUNT_MAX) {
+			c->link++;
+			if (wi->depth >= max_order)
+				goto ended;
+			wi->node = ch;
+			wi->depth++;
+		} else {
+			bool created = false;
+
+			if (wi->follows)
+				ch = ppf_trie_child(&cm->trie, node, file);
+			else
+				ch = ppf_trie_step(&cm->trie, wi->root, node,
+						   file, true, &created);
+			/*
+			 * EPCM: one new node per occurrence of a pattern.  A
+			 * shrink during the step may have ended this walk.
+			 */
+			if (ch == PPF_NIL || (created && cm->extended) ||
+			    wi->node == PPF_NIL || wi->depth >= max_order) {
+				wi->node = PPF_NIL;
+				goto ended;
+			}
+			wi->node = ch;
+			wi->depth++;
+		}
 		if (first + kept != i)
-			w[first + kept] = w[i];
+			w[first + kept] = *wi;
 		kept++;
+		continue;
+ended:
+		/* Nothing kept yet: the window starts after this walk. */
+		if (!kept)
+			first = i + 1;
 	}
-	ws->walk += first == ws->n ? 0 : first;
+	ws->walk += kept ? first : 0;
 	ws->n = kept;
 	/* Touching the root may halve or reclaim and end walks too. */
 	root = ppf_trie_touch_root(&cm->trie, file);
@@ -283,13 +302,22 @@ static bool ppf_predicted(const struct ppf_prediction *out, unsigned int n,
 }
 
 /*
- * A one-word filter of the files a chain has named: a clear bit proves a
+ * A 256-bit filter of the files a chain has named: a clear bit proves a
  * file new without scanning the predictions (ids are dense, so the low
- * bits spread them); a set bit is confirmed by ppf_predicted().
+ * bits spread them); a set bit is confirmed by ppf_predicted().  Four
+ * words rather than one: a chain of 16 files hit a bit of one word about
+ * once a chain, and each hit scanned half the chain.
  */
-static inline u64 ppf_file_bit(u32 file)
+#define PPF_FILTER_WORDS	4
+
+static inline bool ppf_filter_test(const u64 *filter, u32 file)
 {
-	return 1ull << (file & 63);
+	return filter[(file >> 6) % PPF_FILTER_WORDS] & (1ull << (file & 63));
+}
+
+static inline void ppf_filter_set(u64 *filter, u32 file)
+{
+	filter[(file >> 6) % PPF_FILTER_WORDS] |= 1ull << (file & 63);
 }
 
 /*
@@ -316,59 +344,68 @@ static u32 ppf_cm_jump(const struct ppf_context_model *cm, u32 prev, u32 file)
  * and goes on there: the paper's proposed partition jumping, which lets a
  * deep context, whose patterns end soon after the present, still look far
  * ahead.  A threshold miss ends the chain: that uncertainty is real.
+ *
+ * Each pass of the loop names a file or ends the chain, so @max_out bounds
+ * it.  The parameters used at every step are read once into locals: the
+ * stores to @out could alias them, and the compiler would read them again
+ * at every step.
  */
 static unsigned int ppf_cm_chain(const struct ppf_context_model *cm, u32 prev,
 				 u32 node, u32 likelihood,
 				 struct ppf_prediction *out, unsigned int n,
 				 unsigned int max_out)
 {
-	const struct ppf_node_pool *pool = &cm->trie.pool;
-	u32 lead = 1, steps = 2 * max_out;
+	const struct ppf_node *nodes = cm->trie.pool.nodes;
+	const u64 threshold = cm->base.params.threshold_pct;
+	u64 named[PPF_FILTER_WORDS] = { 0 };
 	bool may_jump = true;	/* @prev is known: not just after a jump */
-	u64 named = 0;
+	u32 lead = 1, total;
 	unsigned int i;
 
 	for (i = 0; i < n; i++)
-		named |= ppf_file_bit(out[i].file);
+		ppf_filter_set(named, out[i].file);
 
-	while (n < max_out && steps--) {
-		u32 total = ppf_node_count(ppf_node(pool, node)) - 1;
-		u32 best, best_count, file;
+	total = ppf_node_count(&nodes[node]) - 1;
+	while (n < max_out) {
+		const struct ppf_node *nd = &nodes[node];
+		u32 best = nd->child, best_count, file, l;
 
-		if (ppf_node(pool, node)->child == PPF_NIL && may_jump) {
-			node = ppf_cm_jump(cm, prev, ppf_node(pool, node)->file);
+		if (best == PPF_NIL && may_jump) {
+			node = ppf_cm_jump(cm, prev, nd->file);
 			if (node == PPF_NIL)
 				break;
 			may_jump = false;	/* one jump per leaf */
-			total = ppf_node_count(ppf_node(pool, node)) - 1;
+			nd = &nodes[node];
+			best = nd->child;
+			total = ppf_node_count(nd) - 1;
 		}
 		if (total == 0)
 			break;
 		/* Siblings are sorted: the first child is the most likely. */
-		best = ppf_node(pool, node)->child;
 		if (best == PPF_NIL)
 			break;
-		best_count = ppf_node_count(ppf_node(pool, best));
-		if (!ppf_cm_meets_threshold(cm, best_count, total))
+		best_count = ppf_node_count(&nodes[best]);
+		if ((u64)best_count * 100 < threshold * total)
 			break;
 		/*
 		 * A file predicted already: the chain has come round a cycle
 		 * (A B C A B C ...), and what follows repeats what it said.
 		 */
-		file = ppf_node(pool, best)->file;
-		if ((named & ppf_file_bit(file)) && ppf_predicted(out, n, file))
+		file = nodes[best].file;
+		if (ppf_filter_test(named, file) && ppf_predicted(out, n, file))
 			break;
-		named |= ppf_file_bit(file);
+		ppf_filter_set(named, file);
 		lead++;
-		likelihood = likelihood * ppf_likelihood(best_count, total) /
-			     PPF_LIKELIHOOD_ONE;
+		l = ppf_likelihood(best_count, total);
+		likelihood = likelihood * l / PPF_LIKELIHOOD_ONE;
 		out[n].file = file;
 		out[n].likelihood = likelihood;
 		out[n].lead = lead;
 		n++;
-		prev = ppf_node(pool, node)->file;
+		prev = nd->file;
 		may_jump = true;
 		node = best;
+		total = best_count - 1;
 	}
 	return n;
 }

@@ -347,7 +347,7 @@ static u32 ppf_trie_add_child(struct ppf_trie *trie, u32 root, u32 parent,
 }
 
 /**
- * ppf_trie_step_slow() - ppf_trie_step() when its short way does not apply
+ * ppf_trie_step() - count @file as the successor of the pattern at @parent
  * @trie: the trie
  * @root: the partition of @parent
  * @parent: the pattern's node
@@ -355,10 +355,19 @@ static u32 ppf_trie_add_child(struct ppf_trie *trie, u32 root, u32 parent,
  * @create: whether to add the child if it is not there yet
  * @created: set to whether the child was added
  *
- * Return: as ppf_trie_step().
+ * Finds the child of @parent for @file and counts it (keeping siblings
+ * sorted), or, with @create, appends it with a count of 1.  A count at its
+ * maximum, or a full partition, halves the partition first; the owner's
+ * shrink callback hears of any node freed.
+ *
+ * The case that dominates a learnt stream (@file is the first child, below
+ * the maximum count) is done by the caller's own loop, ppf_cm_learn(),
+ * without a call.
+ *
+ * Return: the child, or PPF_NIL if it is not there and was not added.
  */
-u32 ppf_trie_step_slow(struct ppf_trie *trie, u32 root, u32 parent, u32 file,
-		       bool create, bool *created)
+u32 ppf_trie_step(struct ppf_trie *trie, u32 root, u32 parent, u32 file,
+		  bool create, bool *created)
 {
 	struct ppf_node_pool *pool = &trie->pool;
 	u32 last = PPF_NIL, ch = ppf_node(pool, parent)->child;

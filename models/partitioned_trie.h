@@ -73,49 +73,11 @@ int ppf_trie_init(struct ppf_trie *trie, u32 partition_size, u32 max_nodes,
 void ppf_trie_release(struct ppf_trie *trie);
 u64 ppf_trie_bytes(u32 partition_size, u32 max_nodes);
 u32 ppf_trie_touch_root(struct ppf_trie *trie, u32 file);
-u32 ppf_trie_step_slow(struct ppf_trie *trie, u32 root, u32 parent, u32 file,
-		       bool create, bool *created);
+u32 ppf_trie_step(struct ppf_trie *trie, u32 root, u32 parent, u32 file,
+		  bool create, bool *created);
 u32 ppf_trie_child(const struct ppf_trie *trie, u32 parent, u32 file);
 u32 ppf_trie_pattern_count(const struct ppf_trie *trie, const u32 *files,
 			   u32 len);
 const char *ppf_trie_check(struct ppf_trie *trie, u32 streams);
-
-/**
- * ppf_trie_step() - count @file as the successor of the pattern at @parent
- * @trie: the trie
- * @root: the partition of @parent
- * @parent: the pattern's node
- * @file: the file that followed it
- * @create: whether to add the child if it is not there yet
- * @created: set to whether the child was added
- *
- * Finds the child of @parent for @file and counts it (keeping siblings
- * sorted), or, with @create, appends it with a count of 1.  A count at its
- * maximum, or a full partition, halves the partition first; the owner's
- * shrink callback hears of any node freed.
- *
- * Inline for the case that dominates a learnt stream: @file is the first,
- * most counted, child and its count is below the maximum, so counting it
- * neither halves the partition nor moves it among its siblings.
- *
- * Return: the child, or PPF_NIL if it is not there and was not added.
- */
-static inline u32 ppf_trie_step(struct ppf_trie *trie, u32 root, u32 parent,
-				u32 file, bool create, bool *created)
-{
-	u32 ch = ppf_node(&trie->pool, parent)->child;
-
-	if (ch != PPF_NIL) {
-		struct ppf_node *c = ppf_node(&trie->pool, ch);
-		u32 count = ppf_node_count(c);
-
-		if (c->file == file && count < PPF_COUNT_MAX) {
-			ppf_node_set_count(c, count + 1);
-			*created = false;
-			return ch;
-		}
-	}
-	return ppf_trie_step_slow(trie, root, parent, file, create, created);
-}
 
 #endif /* PPF_PARTITIONED_TRIE_H */
