@@ -328,11 +328,16 @@ static inline void ppf_filter_set(u64 *filter, u32 file)
 static u32 ppf_cm_jump(const struct ppf_context_model *cm, u32 prev, u32 file)
 {
 	const struct ppf_trie *trie = &cm->trie;
+	const struct ppf_node *nodes = trie->pool.nodes;
 	u32 root = ppf_index_find(&trie->index, &trie->pool, prev);
 	u32 node = PPF_NIL;
 
-	if (root != PPF_NIL)
-		node = ppf_trie_child(trie, root, file);
+	/* ppf_trie_child(), without the call: a chain jumps once an event. */
+	if (root != PPF_NIL) {
+		node = nodes[root].child;
+		while (node != PPF_NIL && nodes[node].file != file)
+			node = ppf_node_sibling(&nodes[node]);
+	}
 	if (node == PPF_NIL)
 		node = ppf_index_find(&trie->index, &trie->pool, file);
 	return node;
@@ -396,8 +401,15 @@ static unsigned int ppf_cm_chain(const struct ppf_context_model *cm, u32 prev,
 			break;
 		ppf_filter_set(named, file);
 		lead++;
-		l = ppf_likelihood(best_count, total);
-		likelihood = likelihood * l / PPF_LIKELIHOOD_ONE;
+		/*
+		 * A child counted as often as its parent (a learnt stream's
+		 * usual step) has likelihood 1, and multiplying by 1 changes
+		 * nothing: skip the division.
+		 */
+		if (best_count < total) {
+			l = ppf_likelihood(best_count, total);
+			likelihood = likelihood * l / PPF_LIKELIHOOD_ONE;
+		}
 		out[n].file = file;
 		out[n].likelihood = likelihood;
 		out[n].lead = lead;

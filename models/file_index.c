@@ -19,11 +19,6 @@ static u32 ppf_index_slots_for(u32 max_entries)
 	return slots;
 }
 
-static inline u32 ppf_index_home(const struct ppf_file_index *index, u32 file)
-{
-	return (file * 0x9e3779b1u) & index->mask;
-}
-
 /**
  * ppf_index_bytes() - memory an index for @max_entries entries takes
  * @max_entries: most entries
@@ -63,28 +58,6 @@ void ppf_index_release(struct ppf_file_index *index)
 {
 	ppf_free(index->slots);
 	index->slots = NULL;
-}
-
-/**
- * ppf_index_find() - look a file up
- * @index: the index
- * @pool: the pool holding the root nodes (their @file is the key)
- * @file: the file id
- *
- * Return: the root node of @file's partition, or PPF_NIL.
- */
-u32 ppf_index_find(const struct ppf_file_index *index,
-		   const struct ppf_node_pool *pool, u32 file)
-{
-	u32 pos = ppf_index_home(index, file);
-	u32 root;
-
-	while ((root = index->slots[pos]) != PPF_NIL) {
-		if (pool->nodes[root].file == file)
-			return root;
-		pos = (pos + 1) & index->mask;
-	}
-	return PPF_NIL;
 }
 
 /**

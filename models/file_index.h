@@ -34,8 +34,6 @@ struct ppf_file_index {
 int ppf_index_init(struct ppf_file_index *index, u32 max_entries);
 void ppf_index_release(struct ppf_file_index *index);
 u64 ppf_index_bytes(u32 max_entries);
-u32 ppf_index_find(const struct ppf_file_index *index,
-		   const struct ppf_node_pool *pool, u32 file);
 int ppf_index_insert(struct ppf_file_index *index,
 		     const struct ppf_node_pool *pool, u32 root);
 void ppf_index_remove(struct ppf_file_index *index,
@@ -44,6 +42,36 @@ u32 ppf_index_clock_victim(struct ppf_file_index *index,
 			   struct ppf_node_pool *pool, u32 keep);
 const char *ppf_index_check(const struct ppf_file_index *index,
 			    const struct ppf_node_pool *pool, u32 *entries);
+
+static inline u32 ppf_index_home(const struct ppf_file_index *index, u32 file)
+{
+	return (file * 0x9e3779b1u) & index->mask;
+}
+
+/**
+ * ppf_index_find() - look a file up
+ * @index: the index
+ * @pool: the pool holding the root nodes (their @file is the key)
+ * @file: the file id
+ *
+ * Inline: every event looks its file up, and an EPCM chain once or twice
+ * more at each leaf it jumps from.
+ *
+ * Return: the root node of @file's partition, or PPF_NIL.
+ */
+static inline u32 ppf_index_find(const struct ppf_file_index *index,
+				 const struct ppf_node_pool *pool, u32 file)
+{
+	u32 pos = ppf_index_home(index, file);
+	u32 root;
+
+	while ((root = index->slots[pos]) != PPF_NIL) {
+		if (pool->nodes[root].file == file)
+			return root;
+		pos = (pos + 1) & index->mask;
+	}
+	return PPF_NIL;
+}
 
 static inline bool ppf_index_full(const struct ppf_file_index *index)
 {
