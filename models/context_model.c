@@ -390,8 +390,17 @@ static unsigned int ppf_cm_chain(const struct ppf_context_model *cm, u32 prev,
 		if (best == PPF_NIL)
 			break;
 		best_count = ppf_node_count(&nodes[best]);
-		if ((u64)best_count * 100 < threshold * total)
-			break;
+		/*
+		 * A child counted as often as its parent (a learnt stream's
+		 * usual step) has likelihood 1: it meets any threshold (at
+		 * most 100%), and multiplying by 1 changes nothing.
+		 */
+		if (best_count < total) {
+			if ((u64)best_count * 100 < threshold * total)
+				break;
+			l = ppf_likelihood(best_count, total);
+			likelihood = likelihood * l / PPF_LIKELIHOOD_ONE;
+		}
 		/*
 		 * A file predicted already: the chain has come round a cycle
 		 * (A B C A B C ...), and what follows repeats what it said.
@@ -401,15 +410,6 @@ static unsigned int ppf_cm_chain(const struct ppf_context_model *cm, u32 prev,
 			break;
 		ppf_filter_set(named, file);
 		lead++;
-		/*
-		 * A child counted as often as its parent (a learnt stream's
-		 * usual step) has likelihood 1, and multiplying by 1 changes
-		 * nothing: skip the division.
-		 */
-		if (best_count < total) {
-			l = ppf_likelihood(best_count, total);
-			likelihood = likelihood * l / PPF_LIKELIHOOD_ONE;
-		}
 		out[n].file = file;
 		out[n].likelihood = likelihood;
 		out[n].lead = lead;
