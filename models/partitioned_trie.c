@@ -230,20 +230,16 @@ static void ppf_trie_count(struct ppf_trie *trie, u32 root, u32 node)
 }
 
 /**
- * ppf_trie_touch_root() - count an occurrence of @file as a first-order node
+ * ppf_trie_touch_root_slow() - ppf_trie_touch_root() when its short way
+ *	does not apply
  * @trie: the trie
  * @file: the file
+ * @root: @file's root as the index gave it, or PPF_NIL
  *
- * Finds @file's partition, or creates it (reclaiming a cold partition if the
- * budget requires), counts the occurrence and marks the partition
- * referenced.
- *
- * Return: the root, or PPF_NIL if no partition could be made.
+ * Return: as ppf_trie_touch_root().
  */
-u32 ppf_trie_touch_root(struct ppf_trie *trie, u32 file)
+u32 ppf_trie_touch_root_slow(struct ppf_trie *trie, u32 file, u32 root)
 {
-	u32 root = ppf_index_find(&trie->index, &trie->pool, file);
-
 	if (root != PPF_NIL) {
 		ppf_trie_count(trie, root, root);
 	} else {

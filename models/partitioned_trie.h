@@ -72,12 +72,42 @@ int ppf_trie_init(struct ppf_trie *trie, u32 partition_size, u32 max_nodes,
 		  ppf_shrink_fn shrink, void *shrink_ctx);
 void ppf_trie_release(struct ppf_trie *trie);
 u64 ppf_trie_bytes(u32 partition_size, u32 max_nodes);
-u32 ppf_trie_touch_root(struct ppf_trie *trie, u32 file);
+u32 ppf_trie_touch_root_slow(struct ppf_trie *trie, u32 file, u32 root);
 u32 ppf_trie_step(struct ppf_trie *trie, u32 root, u32 parent, u32 file,
 		  bool create, bool *created);
 u32 ppf_trie_child(const struct ppf_trie *trie, u32 parent, u32 file);
 u32 ppf_trie_pattern_count(const struct ppf_trie *trie, const u32 *files,
 			   u32 len);
 const char *ppf_trie_check(struct ppf_trie *trie, u32 streams);
+
+/**
+ * ppf_trie_touch_root() - count an occurrence of @file as a first-order node
+ * @trie: the trie
+ * @file: the file
+ *
+ * Finds @file's partition, or creates it (reclaiming a cold partition if the
+ * budget requires), counts the occurrence and marks the partition
+ * referenced.
+ *
+ * Inline for the case of every event but a file's first: the partition is
+ * there and its count below the maximum.  A root's count is the low byte of
+ * its link word: adding 1 cannot carry into the referenced bit.
+ *
+ * Return: the root, or PPF_NIL if no partition could be made.
+ */
+static inline u32 ppf_trie_touch_root(struct ppf_trie *trie, u32 file)
+{
+	u32 root = ppf_index_find(&trie->index, &trie->pool, file);
+
+	if (root != PPF_NIL) {
+		struct ppf_node *r = ppf_node(&trie->pool, root);
+
+		if (ppf_node_count(r) < PPF_COUNT_MAX) {
+			r->link = (r->link + 1) | PPF_ROOT_REF;
+			return root;
+		}
+	}
+	return ppf_trie_touch_root_slow(trie, file, root);
+}
 
 #endif /* PPF_PARTITIONED_TRIE_H */
