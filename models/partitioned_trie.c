@@ -103,17 +103,16 @@ void ppf_trie_release(struct ppf_trie *trie)
 }
 
 /*
- * Free @top and everything below it, without recursion and without extra
- * memory: the children of each node taken off the list are spliced onto the
- * front of the list through their sibling links.  Returns the number of
- * nodes freed.
+ * Free the nodes of the sibling list that starts at @list and everything
+ * below them, without recursion and without extra memory: the children of
+ * each node taken off the list are spliced onto the front of the list
+ * through their sibling links.  Returns the number of nodes freed.
  */
-static u32 ppf_trie_free_subtree(struct ppf_trie *trie, u32 top)
+static u32 ppf_trie_free_list(struct ppf_trie *trie, u32 list)
 {
 	struct ppf_node_pool *pool = &trie->pool;
-	u32 list = top, freed = 0;
+	u32 freed = 0;
 
-	ppf_node_set_sibling(ppf_node(pool, top), PPF_NIL);
 	while (list != PPF_NIL) {
 		struct ppf_node *n = ppf_node(pool, list);
 		u32 idx = list, last;
@@ -130,6 +129,13 @@ static u32 ppf_trie_free_subtree(struct ppf_trie *trie, u32 top)
 		freed++;
 	}
 	return freed;
+}
+
+/* As ppf_trie_free_list(), for @top alone and everything below it. */
+static u32 ppf_trie_free_subtree(struct ppf_trie *trie, u32 top)
+{
+	ppf_node_set_sibling(ppf_node(&trie->pool, top), PPF_NIL);
+	return ppf_trie_free_list(trie, top);
 }
 
 /*
@@ -156,17 +162,23 @@ static u32 ppf_trie_halve(struct ppf_trie *trie, u32 root)
 
 			count = ppf_node_count(c) / 2;
 			if (count == 0) {
+				/*
+				 * Siblings are sorted by count: this one and
+				 * all after it reach zero.  Free them as one
+				 * list.
+				 */
 				if (prev == PPF_NIL)
-					parent->child = next;
+					parent->child = PPF_NIL;
 				else
-					ppf_node_set_sibling(ppf_node(pool, prev), next);
-				freed += ppf_trie_free_subtree(trie, ch);
-			} else {
-				ppf_node_set_count(c, count);
-				/* Live nodes of a partition never exceed its size. */
-				trie->stack[depth++] = ch;
-				prev = ch;
+					ppf_node_set_sibling(ppf_node(pool, prev),
+							     PPF_NIL);
+				freed += ppf_trie_free_list(trie, ch);
+				break;
 			}
+			ppf_node_set_count(c, count);
+			/* Live nodes of a partition never exceed its size. */
+			trie->stack[depth++] = ch;
+			prev = ch;
 			ch = next;
 		}
 	}
@@ -198,7 +210,7 @@ static bool ppf_trie_reclaim(struct ppf_trie *trie, u32 keep)
 }
 
 /* Take a node from the pool, reclaiming a cold partition if it is empty. */
-static u32 ppf_trie_alloc(struct ppf_trie *trie, u32 keep, u32 file)
+static inline u32 ppf_trie_alloc(struct ppf_trie *trie, u32 keep, u32 file)
 {
 	u32 idx = ppf_pool_alloc(&trie->pool, file);
 
