@@ -166,6 +166,13 @@ if [ "$PPF_BOOT" = 1 ]; then
 	settle 2
 	check "after import, F01 brings in F02 and F03" \
 		eval '[ "$(resident_kb w/F02)" -gt 0 ] && [ "$(resident_kb w/F03)" -gt 0 ]'
+	# A state is replayed, not restored: it loads whatever the model is now.
+	set_ppf model pcm
+	run $CTL load /tmp/now
+	check "a state saved under EPCM loads under PCM" \
+		eval '[ $rc -eq 0 ] && has "$out" "loaded $nfiles files (0 not found"'
+	check "and PCM learnt from it" ge "$(stat_of model_nodes)" 40
+	set_ppf model epcm
 	cd /
 	umount /store
 else
