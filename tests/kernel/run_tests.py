@@ -125,6 +125,9 @@ TESTS: List[Test] = [
     Test("shape", "test_robust_shape.sh", disks=("data",), by_name=True),
     Test("flood", "test_flood.sh", disks=("data",), by_name=True),
     Test("mempressure", "test_mempressure.sh", disks=("data",), by_name=True),
+    # ppf's cost under memory pressure with 21 alternated pairs, not 5.
+    Test("mempressure-long", "test_mempressure.sh", disks=("data",), by_name=True,
+         env=("PAIRS=21",)),
     Test("scale", "test_scale.sh", disks=("data", "scale"), smp=4, memory="1024M",
          by_name=True),
     # The soak: 1,000 reload cycles under load on the debug kernel, by name

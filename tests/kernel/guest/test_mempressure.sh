@@ -76,7 +76,7 @@ settle 0
 echo "MEM skipped_lowmem $low0 -> $(stat_of skipped_lowmem); cold read of $FILES with ppf: $t_on us"
 check "under pressure ppf skips its prefetches (skipped_lowmem)" ge "$(stat_of skipped_lowmem)" $((low0 + 1))
 check "files read under pressure are unchanged" eq "$(md5sum $FILES)" "$sums"
-# The cost under pressure: five cold reads with ppf and five without,
+# The cost under pressure: PAIRS cold reads with ppf and as many without,
 # alternated, so that the pressure's drift (memhog keeps touching its
 # memory, reclaim comes and goes) falls on both alike.  One of each was too
 # few to tell: in one such pair the debug kernel read 17 % slower with ppf.
@@ -86,17 +86,21 @@ cold_us() {
 	cat $FILES > /dev/null
 	echo $(( ($(ppf-clock) - t0) / 1000 ))
 }
-median5() { echo "$@" | tr ' ' '\n' | sort -n | sed -n 3p; }
+# PAIRS pairs (5 by default; an odd count, for a middle value).
+PAIRS=${PAIRS:-5}
+median() { echo "$@" | tr ' ' '\n' | sort -n | sed -n "$(( (PAIRS + 1) / 2 ))p"; }
 on=
 off=
-for i in 1 2 3 4 5; do
+i=0
+while [ $i -lt "$PAIRS" ]; do
+	i=$((i + 1))
 	set_ppf enabled 1
 	on="$on $(cold_us)"
 	settle 0
 	set_ppf enabled 0
 	off="$off $(cold_us)"
 done
-echo "MEM cold reads of $FILES under pressure, us: with ppf$on (median $(median5 $on)); without$off (median $(median5 $off))"
+echo "MEM cold reads of $FILES under pressure, us: with ppf$on (median $(median $on)); without$off (median $(median $off))"
 
 kill $hogs
 wait $hogs 2>/dev/null
