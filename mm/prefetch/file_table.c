@@ -18,6 +18,7 @@
  * least recently opened file is forgotten.
  */
 #include <linux/error-injection.h>
+#include <linux/exportfs.h>
 #include <linux/hash.h>
 #include <linux/rculist.h>
 #include <linux/slab.h>
@@ -218,6 +219,26 @@ struct ppf_file *ppf_files_get(struct ppf_event *ev)
 	WRITE_ONCE(ppf_nfiles, ppf_nfiles + 1);
 	ppf_files_trim(READ_ONCE(ppf_config.max_files));
 	return f;
+}
+
+/**
+ * ppf_fh_decode() - the dentry a file handle names
+ * @sb: its file system, pinned by the caller (ppf_sb_pin()), which can
+ *	decode handles (ppf_sb_qualifies())
+ * @fh: the handle
+ * @fh_len: its length in 32-bit words
+ * @fh_type: its type
+ *
+ * May read the inode from disk.
+ *
+ * Return: the dentry with a reference, NULL, or an ERR_PTR() if the file
+ * is gone or the handle is not the file system's.
+ */
+struct dentry *ppf_fh_decode(struct super_block *sb, u32 *fh, u8 fh_len,
+			     u8 fh_type)
+{
+	return sb->s_export_op->fh_to_dentry(sb, (struct fid *)fh, fh_len,
+					     fh_type);
 }
 
 /**

@@ -52,13 +52,34 @@
 #include "ppf_trace.h"
 
 /* A name's allocation, on its own for fail_function (test_faults.sh). */
-static noinline struct ppf_name *ppf_name_alloc(u32 len)
+static noinline struct ppf_name *ppf_name_alloc(u32 len, gfp_t gfp)
 {
 	struct ppf_name *n;
 
-	return kmalloc(struct_size(n, name, len + 1), GFP_NOWAIT | __GFP_NOWARN);
+	return kmalloc(struct_size(n, name, len + 1), gfp | __GFP_NOWARN);
 }
 ALLOW_ERROR_INJECTION(ppf_name_alloc, NULL);
+
+/**
+ * ppf_name_copy() - a file's name as ppf keeps it
+ * @name: the name, not NUL-terminated
+ * @len: its length
+ * @gfp: how to allocate
+ *
+ * Return: the copy, NUL-terminated, to be freed with kfree(), or NULL if
+ * memory is short.
+ */
+struct ppf_name *ppf_name_copy(const char *name, u32 len, gfp_t gfp)
+{
+	struct ppf_name *n = ppf_name_alloc(len, gfp);
+
+	if (n) {
+		n->len = len;
+		memcpy(n->name, name, len);
+		n->name[len] = '\0';
+	}
+	return n;
+}
 
 /**
  * ppf_name_of() - a copy of the name a file was opened by
@@ -74,12 +95,7 @@ struct ppf_name *ppf_name_of(struct dentry *dentry)
 	struct ppf_name *n;
 
 	take_dentry_name_snapshot(&snap, dentry);
-	n = ppf_name_alloc(snap.name.len);
-	if (n) {
-		n->len = snap.name.len;
-		memcpy(n->name, snap.name.name, n->len);
-		n->name[n->len] = '\0';
-	}
+	n = ppf_name_copy(snap.name.name, snap.name.len, GFP_NOWAIT);
 	release_dentry_name_snapshot(&snap);
 	return n;
 }

@@ -382,6 +382,8 @@ struct ppf_file {
 /* file_table.c */
 int ppf_files_init(void);
 void ppf_files_exit(void);
+struct dentry *ppf_fh_decode(struct super_block *sb, u32 *fh, u8 fh_len,
+			     u8 fh_type);
 struct ppf_file *ppf_files_get(struct ppf_event *ev);
 struct ppf_file *ppf_files_find_id(u32 id);
 struct ppf_file *ppf_files_lookup(const struct ppf_sb *s, u64 ino);
@@ -448,6 +450,7 @@ void ppf_state_exit(void);
 void ppf_state_show(struct seq_file *m);
 
 /* metadata.c */
+struct ppf_name *ppf_name_copy(const char *name, u32 len, gfp_t gfp);
 struct ppf_name *ppf_name_of(struct dentry *dentry);
 void ppf_prefetch_dentry(struct super_block *sb, struct ppf_file *f,
 			 const struct cred *cred);

@@ -42,7 +42,6 @@
  * Everything here runs in the worker under ppf_worker_mutex.
  */
 #include <linux/blkdev.h>
-#include <linux/exportfs.h>
 #include <linux/fs.h>
 #include <linux/mm.h>
 #include <linux/pagemap.h>
@@ -128,12 +127,6 @@ static unsigned long ppf_pages_cached(struct address_space *mapping,
 	}
 	rcu_read_unlock();
 	return cached;
-}
-
-static struct dentry *ppf_decode(struct super_block *sb, struct ppf_file *f)
-{
-	return sb->s_export_op->fh_to_dentry(sb, (struct fid *)f->fh,
-					     f->fh_len, f->fh_type);
 }
 
 /* Has the readahead recorded in @r finished? */
@@ -480,7 +473,7 @@ static bool ppf_prefetch_file(struct super_block *sb, struct ppf_file *f,
 	u64 map;
 	int err;
 
-	dentry = ppf_decode(sb, f);
+	dentry = ppf_fh_decode(sb, f->fh, f->fh_len, f->fh_type);
 	if (IS_ERR_OR_NULL(dentry)) {
 		*why = PPF_SKIP_STALE;
 		return false;

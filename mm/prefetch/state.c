@@ -30,7 +30,6 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/capability.h>
-#include <linux/exportfs.h>
 #include <linux/fs.h>
 #include <linux/proc_fs.h>
 #include <linux/sched/signal.h>
@@ -194,8 +193,9 @@ static bool ppf_load_file(struct ppf_restore_file *r,
 	if (!sb)
 		return false;
 	memcpy(r->ev.fh, rec->fh, rec->fh_len * sizeof(u32));
-	dentry = sb->s_export_op->fh_to_dentry(sb, (struct fid *)r->ev.fh,
-					       rec->fh_len, rec->fh_type);
+	r->ev.fh_len = rec->fh_len;
+	r->ev.fh_type = rec->fh_type;
+	dentry = ppf_fh_decode(sb, r->ev.fh, r->ev.fh_len, r->ev.fh_type);
 	if (!IS_ERR_OR_NULL(dentry)) {
 		inode = d_inode(dentry);
 		if (inode && S_ISREG(inode->i_mode)) {
@@ -203,8 +203,6 @@ static bool ppf_load_file(struct ppf_restore_file *r,
 			r->ev.sb = s;
 			r->ev.ino = inode->i_ino;
 			r->ev.gen = inode->i_generation;
-			r->ev.fh_len = rec->fh_len;
-			r->ev.fh_type = rec->fh_type;
 			found = true;
 		}
 		dput(dentry);
@@ -212,15 +210,8 @@ static bool ppf_load_file(struct ppf_restore_file *r,
 	ppf_sb_unpin(sb);
 	if (!found)
 		return false;
-	if (rec->name_len) {
-		r->ev.name = kmalloc(struct_size(r->ev.name, name,
-						 rec->name_len + 1), GFP_KERNEL);
-		if (r->ev.name) {
-			r->ev.name->len = rec->name_len;
-			memcpy(r->ev.name->name, rec->name, rec->name_len);
-			r->ev.name->name[rec->name_len] = '\0';
-		}
-	}
+	if (rec->name_len)
+		r->ev.name = ppf_name_copy(rec->name, rec->name_len, GFP_KERNEL);
 	if (rec->first <= rec->last) {
 		r->first = rec->first >> PPF_UNIT_SHIFT;
 		r->last = rec->last >> PPF_UNIT_SHIFT;
