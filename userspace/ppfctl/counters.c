@@ -37,6 +37,13 @@ int ppf_counters_read(struct ppf_counters *cs)
 	return 0;
 }
 
+int ppf_not_loaded(const char *missing)
+{
+	fprintf(stderr, "ppfctl: ppf is not loaded (no %s): load it with 'modprobe predictive_prefetch'\n",
+		missing);
+	return 1;
+}
+
 static const struct ppf_counter *ppf_counter_find(const struct ppf_counters *cs,
 						  const char *name)
 {

@@ -28,6 +28,11 @@ struct ppf_counters {
 	struct ppf_counter c[PPF_COUNTERS_MAX];
 };
 
+/*
+ * The one message for every command when the module is not there (@missing:
+ * the kernel file that is not); returns the exit status, 1.
+ */
+int ppf_not_loaded(const char *missing);
 /* 0, or -errno with errno set (ENOENT: the module is not loaded). */
 int ppf_counters_read(struct ppf_counters *cs);
 /* The value of a counter, 0 if this module does not print it. */

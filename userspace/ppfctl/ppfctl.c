@@ -55,20 +55,12 @@ static int ppf_bad_usage(const char *why)
 	return 2;
 }
 
-/* The one message for every command when the module is not there. */
-static int ppf_not_loaded(void)
-{
-	fprintf(stderr, "ppfctl: ppf is not loaded (no %s): load it with 'modprobe predictive_prefetch'\n",
-		PPF_PROC_STATS);
-	return 1;
-}
-
 static int ppf_read(struct ppf_counters *cs)
 {
 	int err = ppf_counters_read(cs);
 
 	if (err == -ENOENT)
-		return ppf_not_loaded();
+		return ppf_not_loaded(PPF_PROC_STATS);
 	if (err) {
 		fprintf(stderr, "ppfctl: %s: %s\n", PPF_PROC_STATS, strerror(-err));
 		return 1;
@@ -158,7 +150,7 @@ static int ppf_tunable_error(const char *what, const char *name, int err)
 {
 	if (err == -ENOENT) {
 		if (access(PPF_PROC_STATS, F_OK))
-			return ppf_not_loaded();
+			return ppf_not_loaded(PPF_PROC_STATS);
 		fprintf(stderr, "ppfctl: no tunable '%s' (ppfctl get lists them)\n",
 			name);
 		return 1;
@@ -200,7 +192,7 @@ static int ppf_cmd_get(const struct ppf_opts *o)
 	}
 	n = ppf_tunable_list(names, 64);
 	if (n == -ENOENT)
-		return ppf_not_loaded();
+		return ppf_not_loaded(PPF_PROC_STATS);
 	if (n < 0)
 		return ppf_tunable_error("list", PPF_SYSCTL_DIR, n);
 	ppf_report_tunables(stdout, names, n, o->json);

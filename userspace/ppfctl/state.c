@@ -28,6 +28,12 @@
 
 #define PPF_MAX_STATE_BYTES	(1ULL << 30)
 
+/* A file handle with room for the longest the state format keeps. */
+struct ppf_fh_buf {
+	struct file_handle fh;
+	unsigned char bytes[PPF_STATE_FH_WORDS * 4];
+};
+
 struct ppf_buf {
 	unsigned char *data;
 	size_t len;
@@ -107,11 +113,8 @@ static int ppf_store(const char *path, const struct ppf_buf *b)
 
 static int ppf_proc_error(const char *what, int err)
 {
-	if (err == -ENOENT) {
-		fprintf(stderr, "ppfctl: ppf is not loaded (no %s): load it with 'modprobe predictive_prefetch'\n",
-			PPF_PROC_STATE);
-		return 1;
-	}
+	if (err == -ENOENT)
+		return ppf_not_loaded(PPF_PROC_STATE);
 	if (err == -EPERM || err == -EACCES) {
 		fprintf(stderr, "ppfctl: %s: %s: needs root (CAP_SYS_ADMIN): the state tells which files every user opened\n",
 			what, strerror(-err));
@@ -313,10 +316,7 @@ static int ppf_fd_path(int fd, char *path, size_t size)
 static int ppf_open_handle(int mfd, unsigned int type, unsigned int words,
 			   const __u32 *fh, int flags)
 {
-	struct {
-		struct file_handle fh;
-		unsigned char bytes[PPF_STATE_FH_WORDS * 4];
-	} h;
+	struct ppf_fh_buf h;
 
 	h.fh.handle_bytes = words * 4;
 	h.fh.handle_type = type;
@@ -459,7 +459,8 @@ int ppf_cmd_export(const char *path)
 				fs.type, fs.major, fs.minor);
 	}
 	x = calloc(st.nfiles ? st.nfiles : 1, sizeof(*x));
-	err = !x;
+	if (!x)
+		err = -ENOMEM;
 	for (i = 0, p = st.files; x && i < st.nfiles; i++) {
 		p = ppf_state_get_file(p, &x[i].rec);
 		x[i].newindex = UINT_MAX;
@@ -487,7 +488,7 @@ int ppf_cmd_export(const char *path)
 	if (!err)
 		err = ppf_store(path, &out);
 	if (err) {
-		fprintf(stderr, "ppfctl: export to %s: %s\n", path, strerror(err < 0 ? -err : ENOMEM));
+		fprintf(stderr, "ppfctl: export to %s: %s\n", path, strerror(-err));
 		err = 1;
 	} else {
 		printf("exported %u files (%u not found, left out) to %s\n", kept,
@@ -525,10 +526,7 @@ static int ppf_import_fs(const struct stat *sb, struct ppf_state_fs *fs,
 static bool ppf_import_file(struct ppf_xfile *x, struct ppf_state_fs *fs,
 			    unsigned int *nfs)
 {
-	struct {
-		struct file_handle fh;
-		unsigned char bytes[PPF_STATE_FH_WORDS * 4];
-	} h;
+	struct ppf_fh_buf h;
 	char path[PPF_STATE_PATH_MAX + 1];
 	struct stat sb;
 	int mount_id, idx;
