@@ -72,8 +72,8 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	memcpy(buf, data + 1, size - 1);
 	if ((data[0] & 8) && size - 1 >= PPF_STATE_HEADER) {
 		put32(buf + 28, (u32)(size - 1 - PPF_STATE_HEADER));
-		put32(buf + 32, 0);
-		put32(buf + 32, ppf_state_crc32(0, buf, size - 1));
+		ppf_state_finish(&(struct ppf_state_writer){ buf, size - 1,
+							     size - 1 });
 	}
 	if (!ppf_state_parse(&st, buf, size - 1, &lim, &err))
 		rewrite(&st, buf, size - 1);

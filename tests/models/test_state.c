@@ -73,8 +73,7 @@ static void put32(u8 *p, u32 v)
 /* Set the checksum of a damaged copy right again. */
 static void recrc(u8 *buf, u64 len)
 {
-	put32(buf + 32, 0);
-	put32(buf + 32, ppf_state_crc32(0, buf, len));
+	ppf_state_finish(&(struct ppf_state_writer){ buf, len, len });
 }
 
 static void test_state_roundtrip(void)

@@ -8,16 +8,16 @@
 
 mount_data /mnt || exit 1
 N=20000
-run() {
+bench_case() {
 	o=$(/ppf/hookbench open /mnt/A $N | awk '{ print $2 }')
 	r=$(/ppf/hookbench read /mnt/A $N | awk '{ print $2 }')
 	echo "BENCH $1 open_ns=$o read_ns=$r"
 }
-run none
+bench_case none
 load_ppf measure_hooks=1 || exit 1
 
 settle
-run loaded_disabled
+bench_case loaded_disabled
 # backoff stays on (the default): the hooks look up the device's pause;
 # this loop uses no prefetch, so the device is never paused.
 set_ppf enabled 1
@@ -25,7 +25,7 @@ cat /mnt/X > /dev/null		# the file system is watched from its first read
 settle
 w0=$(stat_of worker_ns)
 c0=$(stat_of worker_cpu_ns)
-run enabled
+bench_case enabled
 settle
 w1=$(stat_of worker_ns)
 c1=$(stat_of worker_cpu_ns)

@@ -2,6 +2,9 @@
 #
 # check DESC CMD...    runs CMD; prints "ok   DESC" or "FAIL DESC"
 # refuse NAME VALUE    the sysctl write fails with EINVAL and the value stays
+# run CMD...           CMD's stdout in $out, stderr in $err, status in $rc
+# has TEXT PATTERN     TEXT has a line matching PATTERN
+# now_ms               the guest's clock in ms
 # finish               prints "N passed, N failed" and sets the exit status
 
 PPF=/proc/sys/vm/predictive_prefetch
@@ -18,6 +21,19 @@ check() {
 		echo "FAIL $desc"
 		failed=$((failed + 1))
 	fi
+}
+
+# run CMD...: its stdout in $out, stderr in $err, exit status in $rc.
+run() {
+	out=$("$@" 2>/tmp/run.err)
+	rc=$?
+	err=$(cat /tmp/run.err)
+}
+
+has() { echo "$1" | grep -q -- "$2"; }
+
+now_ms() {
+	echo $(($(ppf-clock) / 1000000))
 }
 
 finish() {

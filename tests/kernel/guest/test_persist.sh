@@ -21,16 +21,6 @@
 CTL=/ppf/ppfctl
 STATE=/proc/predictive_prefetch_state
 
-now_ms() { echo $(($(ppf-clock) / 1000000)); }
-
-# run CMD...: its stdout in $out, stderr in $err, exit status in $rc.
-run() {
-	out=$("$@" 2>/tmp/run.err)
-	rc=$?
-	err=$(cat /tmp/run.err)
-}
-has() { echo "$1" | grep -q -- "$2"; }
-
 workload() {
 	for i in 01 02 03 04 05 06 07 08 09 10 11 12 13 14 15 16 17 18 19 20 \
 		 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40; do

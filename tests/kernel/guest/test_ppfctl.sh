@@ -8,14 +8,6 @@
 
 CTL=/ppf/ppfctl
 
-# run CMD...: its stdout in $out, stderr in $err, exit status in $rc.
-run() {
-	out=$("$@" 2>/tmp/ppfctl.err)
-	rc=$?
-	err=$(cat /tmp/ppfctl.err)
-}
-has() { echo "$1" | grep -q -- "$2"; }
-
 run $CTL status
 check "not loaded: status exits 1" eq "$rc" 1
 check "not loaded: status says how to load it" has "$err" "not loaded.*modprobe predictive_prefetch"

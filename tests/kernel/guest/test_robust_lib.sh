@@ -22,10 +22,6 @@
 KMEMLEAK=/sys/kernel/debug/kmemleak
 STOP=/tmp/stop-load
 
-now_ms() {
-	echo $(($(ppf-clock) / 1000000))
-}
-
 wait_fs() {
 	n=0
 	while [ "$(stat_of filesystems)" != "$1" ] && [ $n -lt 50 ]; do

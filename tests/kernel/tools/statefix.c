@@ -9,15 +9,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include "../../../models/state_file.c"
-
-static void put(unsigned char *p, unsigned int v)
-{
-	p[0] = v;
-	p[1] = v >> 8;
-	p[2] = v >> 16;
-	p[3] = v >> 24;
-}
+#include "../../../models/state_file.c"	/* put32(), the writer */
 
 int main(int argc, char **argv)
 {
@@ -37,9 +29,8 @@ int main(int argc, char **argv)
 	len = fread(buf, 1, sizeof(buf), f);
 	if (len < PPF_STATE_HEADER || off + 4 > len)
 		return 1;
-	put(buf + off, strtoul(argv[3], NULL, 0));
-	put(buf + 32, 0);
-	put(buf + 32, ppf_state_crc32(0, buf, len));
+	put32(buf + off, strtoul(argv[3], NULL, 0));
+	ppf_state_finish(&(struct ppf_state_writer){ buf, len, len });
 	rewind(f);
 	if (fwrite(buf, 1, len, f) != len || fclose(f))
 		return 1;
