@@ -146,9 +146,9 @@ TEST_DISKS: Dict[str, Dict[str, int]] = {
     "robust-stale": {name: 256 * KIB for name in "ABCDXEFGH"},
     "robust-ioerr": {**{name: 256 * KIB for name in "ABCDXPQ"}, "E": 1024 * KIB},
     "scale": {f"s/F{i}": 64 * KIB for i in range(1, 33)},
-    # test_persist.sh: the workload (F01-F40), a file deleted before the
+    # test_persist.sh: the workload (F001-F120), a file deleted before the
     # state is loaded (Z), and the disk the state is kept on across boots.
-    "persist": {**{f"w/F{i:02}": 128 * KIB for i in range(1, 41)}, "w/Z": 64 * KIB},
+    "persist": {**{f"w/F{i:03}": 128 * KIB for i in range(1, 121)}, "w/Z": 64 * KIB},
     "store": {},
 }
 

@@ -1,8 +1,10 @@
 # test_persist.sh - what was learnt survives a reboot: save, load, export, import
 #
 # Two boots of the same disks (run_tests.py, boots=2; PPF_BOOT is 1, then 2).
-# The workload reads F01..F40 (128 KiB each) in order from a disk whose every
-# request takes 1 ms (null_blk, up to 8 at once).
+# The workload reads F001..F120 (128 KiB each) in order from a disk whose
+# every request takes 1 ms (null_blk, up to 8 at once).  120 files, not 40:
+# a run's jitter (a few ms from one run to the next) was up to a tenth of
+# the gain of 40 files, and made the 95 % check below fail at random.
 #
 # Boot 1: the workload cold without ppf; training (the workload, then Z);
 # the workload cold with the trained model; `ppfctl save` to the store disk
@@ -22,9 +24,8 @@ CTL=/ppf/ppfctl
 STATE=/proc/predictive_prefetch_state
 
 workload() {
-	for i in 01 02 03 04 05 06 07 08 09 10 11 12 13 14 15 16 17 18 19 20 \
-		 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40; do
-		cat w/F$i > /dev/null
+	for f in w/F*; do
+		cat "$f" > /dev/null
 	done
 }
 
@@ -90,7 +91,7 @@ if [ "$PPF_BOOT" = 1 ]; then
 	check "save: exit 0" eq "$rc" 0
 	check "save: says how much" has "$out" "^saved [0-9]* files, [0-9]* opens to /store/state"
 	nfiles=$(echo "$out" | awk '{ print $2 }')
-	check "save: every workload file and Z ($nfiles)" ge "$nfiles" 41
+	check "save: every workload file and Z ($nfiles)" ge "$nfiles" 121
 	check "save: the file is a state" eq "$(head -c 8 /store/state)" PPFSTATE
 	echo "$cold $trained" > /store/times
 
@@ -118,8 +119,10 @@ if [ "$PPF_BOOT" = 1 ]; then
 	load_damaged $((size - 20)) 999999
 	check "an event's file out of range: refused" \
 		eval '[ $rc -ne 0 ] && has "$(dmesg | tail -1)" "out of range"'
-	set_ppf max_files 64
-	load_damaged 20 65
+	# A budget as large as the table (a smaller one would trim it).
+	table=$(stat_of files)
+	set_ppf max_files "$table"
+	load_damaged 20 $((table + 1))
 	check "files past max_files: refused with EFBIG" \
 		eval '[ $rc -ne 0 ] && has "$err" "too large" && has "$(dmesg | tail -1)" "max_files"'
 	set_ppf max_files 65536
@@ -152,10 +155,10 @@ if [ "$PPF_BOOT" = 1 ]; then
 		has "$out" "loaded $nfiles files (0 not found, dropped), $events opens replayed"
 	[ $rc -eq 0 ] && [ -z "$err" ] || echo "  import: $out $err"
 	drop_caches
-	cat w/F01 > /dev/null
+	cat w/F001 > /dev/null
 	settle 2
-	check "after import, F01 brings in F02 and F03" \
-		eval '[ "$(resident_kb w/F02)" -gt 0 ] && [ "$(resident_kb w/F03)" -gt 0 ]'
+	check "after import, F001 brings in F002 and F003" \
+		eval '[ "$(resident_kb w/F002)" -gt 0 ] && [ "$(resident_kb w/F003)" -gt 0 ]'
 	# A state is replayed, not restored: it loads whatever the model is now.
 	set_ppf model pcm
 	run $CTL load /tmp/now
@@ -173,7 +176,7 @@ else
 	check "after reboot: load exit 0" eq "$rc" 0
 	check "after reboot: Z, deleted, is dropped and nothing else" \
 		has "$out" "(1 not found, dropped)"
-	check "after reboot: opens replayed" ge "$(stat_of history_events)" 120
+	check "after reboot: opens replayed" ge "$(stat_of history_events)" 360
 	first=$(cold_run)
 	settle 1
 	again=$(median3)
