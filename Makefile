@@ -62,8 +62,9 @@ $(BUILD)/ppf-bench: $(MODEL_SRCS) $(MODEL_HDRS) userspace/bench/ppf-bench.c | $(
 $(BUILD)/test_%: tests/models/test_%.c tests/models/test_harness.h $(MODEL_SRCS) $(MODEL_HDRS) | $(BUILD)
 	$(CC) $(PPF_CFLAGS) -O1 $(SANITIZE) -o $@ $(MODEL_SRCS) $<
 
-$(BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(MODEL_SRCS) $(MODEL_HDRS) | $(BUILD)
+$(BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/coverage-ignore.txt $(MODEL_SRCS) $(MODEL_HDRS) | $(BUILD)
 	$(CLANG) $(PPF_CFLAGS) -O1 -fsanitize=fuzzer,address,undefined \
+		-fsanitize-coverage-ignorelist=tests/fuzz/coverage-ignore.txt \
 		-fno-sanitize-recover=undefined -o $@ $(MODEL_SRCS) $<
 
 demo: deps
