@@ -142,6 +142,8 @@ extern struct mutex ppf_config_mutex;
  *	predicting)
  * @pace_timer_runs: times the pacing timer woke the worker
  * @pace_timer_ns: of @worker_ns, time spent in those wake-ups
+ * @lowmem_batches: batches of events the worker took late, memory being
+ *	too low for any prefetch (engine.c)
  * @payoff_pays: windows in which a device's prefetching paid (payoff.c)
  * @payoff_pauses: windows after which a device was paused: its used
  *	prefetches saved less time than the worker spent
@@ -174,6 +176,7 @@ struct ppf_stats {
 	u64 worker_model_ns;
 	u64 pace_timer_runs;
 	u64 pace_timer_ns;
+	u64 lowmem_batches;
 	u64 payoff_pays;
 	u64 payoff_pauses;
 	u64 payoff_unused;
@@ -478,6 +481,7 @@ bool ppf_prefetch_wanted(struct ppf_file *f, u64 seq, enum ppf_skip_reason *why)
 bool ppf_prefetch(struct ppf_file *f, const struct cred *cred, u64 seq,
 		  pgoff_t *next, enum ppf_skip_reason *why);
 bool ppf_prefetch_busy(void);
+bool ppf_prefetch_memory_low(void);
 unsigned long ppf_prefetch_inflight_kb(void);
 void ppf_prefetch_reap(u64 seq);
 void ppf_prefetch_opened(struct ppf_file *f);

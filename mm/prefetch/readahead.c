@@ -97,6 +97,20 @@ static bool ppf_low_memory(unsigned long nr)
 	return si_mem_available() < (long)(totalram_pages() / 16 + nr);
 }
 
+/**
+ * ppf_prefetch_memory_low() - is memory too short for a prefetch to start?
+ *
+ * The test ppf_prefetch() makes before each chunk: MemAvailable below 1/16
+ * of RAM and a chunk.  The engine asks it once per batch of events, to let
+ * the worker sleep while nothing could be prefetched anyway.
+ *
+ * Return: true if no prefetch would start now.
+ */
+bool ppf_prefetch_memory_low(void)
+{
+	return ppf_low_memory(PPF_CHUNK_PAGES);
+}
+
 /* Pages of [first, first + nr) in the page cache, and whether any is still being read. */
 static unsigned long ppf_pages_cached(struct address_space *mapping,
 				      pgoff_t first, unsigned long nr,
