@@ -34,7 +34,8 @@
  * used three times the CPU its work needed, in switches to and from it
  * (test_mempressure.sh: 126 to 163 ms against 41 ms of work, over 301
  * reads of nine files and as many untimed ones; 46 ms against 38 ms taken
- * in batches).
+ * in batches).  Where every read reclaims it used 1.3 s against 45 ms, and
+ * the reads took 2.9 % longer with ppf, 1.0 % in batches.
  */
 #include <linux/blkdev.h>
 #include <linux/exportfs.h>

@@ -1,16 +1,20 @@
 # test_mempressure.sh - prefetching while memory is short
 #
-# memhog holds anonymous memory until MemAvailable is a third of the 1/16
-# of RAM under which ppf starts no prefetch (readahead.c), and keeps
-# touching it.
+# memhog (tests/kernel/tools/memhog.c) holds anonymous memory, locked, until
+# MemAvailable is a third of the 1/16 of RAM under which ppf starts no
+# prefetch (readahead.c), and keeps it there; the kernel is asked to
+# reclaim until the test's files lose pages.
 # Checked: what was prefetched and never used goes from the page cache
 # before files that were used (readahead puts its pages on the inactive
 # list, unreferenced; pages read twice are on the active list); under the
 # pressure ppf skips its prefetches (skipped_lowmem) instead of adding to
-# it; no task is killed for memory; files read under pressure have the
-# bytes they had before.  Reported: the resident KiB before and after, the
-# skips, and the time of five cold reads of every file under pressure with
-# ppf enabled and five disabled, alternated.
+# it, and its worker takes events in late batches (lowmem_batches); no task
+# is killed for memory; files read under pressure have the bytes they had
+# before.  Reported: the resident KiB before and after, the
+# skips, and the time of PAIRS cold reads of every file with ppf enabled
+# and as many disabled, alternated, at MemAvailable held at
+# TIMED_AVAIL_MIB: their paired differences' mean and standard error, and
+# their median with a 95 % interval.
 . /ppf/guest/lib.sh
 
 mount_data /mnt || { echo "FAIL mount"; exit 1; }
@@ -37,27 +41,36 @@ eg0=$(($(resident_kb E) + $(resident_kb G)))
 check "before the pressure: B C D prefetched after A, unused" eq "$bcd0" 768
 check "before the pressure: E and G read twice, cached" eq "$eg0" 2048
 
-# Well below the mark, so that the page cache has to shrink too; if it has
-# not (the kernel found the memory elsewhere), another hog 1 MiB lower, down
-# to 5 MiB available (halving went to 3 MiB once and the OOM killer took
-# the first hog).
+# Well below the mark.  The page cache shrinks only once free memory is
+# under the low watermark, and pushing it there with more hogs, 1 MiB lower
+# each, down to 5 MiB available, was the edge of the OOM killer: it took a
+# hog in two of about twenty runs.  So one hog keeps MemAvailable at a third
+# of the mark (free pages that come back to it are taken again: MemAvailable
+# was seen back at the mark itself a few reads later without that), and the
+# kernel is asked to reclaim, 256 KiB at a time, until B to G lost
+# pages (at most 64 times), through the root memory cgroup's memory.reclaim:
+# the same reclaim over the same LRU lists, with no allocation that must
+# succeed.
 hogs=
 target=$((low_mib / 3))
 cached() { echo $(($(resident_kb B) + $(resident_kb C) + $(resident_kb D) + $(resident_kb E) + $(resident_kb G))); }
-while :; do
-	rm -f /tmp/memhog.out
-	/ppf/memhog $target > /tmp/memhog.out &
-	hogs="$hogs $!"
-	n=0
-	while ! grep -q held /tmp/memhog.out && [ $n -lt 300 ]; do
-		sleep 0.1
-		n=$((n + 1))
-	done
-	cat /tmp/memhog.out
-	sleep 1
-	[ "$(cached)" -lt $((bcd0 + eg0)) ] || [ $target -le 5 ] && break
-	target=$((target - 1))
+rm -f /tmp/memhog.out
+/ppf/memhog $target keep > /tmp/memhog.out &
+hogs=$!
+n=0
+while ! grep -q held /tmp/memhog.out && [ $n -lt 300 ]; do
+	sleep 0.1
+	n=$((n + 1))
 done
+cat /tmp/memhog.out
+mkdir -p /sys/fs/cgroup
+mount -t cgroup2 none /sys/fs/cgroup 2>/dev/null
+reclaims=0
+while [ "$(cached)" -ge $((bcd0 + eg0)) ] && [ $reclaims -lt 64 ]; do
+	echo 256K > /sys/fs/cgroup/memory.reclaim 2>/dev/null
+	reclaims=$((reclaims + 1))
+done
+echo "MEM 256 KiB asked of memory.reclaim $reclaims times"
 bcd1=$(($(resident_kb B) + $(resident_kb C) + $(resident_kb D)))
 eg1=$(($(resident_kb E) + $(resident_kb G)))
 echo "MEM under pressure, MemAvailable $(mem_mib MemAvailable) MiB: unused prefetches B C D $bcd1 of $bcd0 KiB, used E G $eg1 of $eg0 KiB"
@@ -77,14 +90,57 @@ echo "MEM skipped_lowmem $low0 -> $(stat_of skipped_lowmem); cold read of $FILES
 check "under pressure ppf skips its prefetches (skipped_lowmem)" ge "$(stat_of skipped_lowmem)" $((low0 + 1))
 check "files read under pressure are unchanged" eq "$(md5sum $FILES)" "$sums"
 # The cost under pressure: PAIRS cold reads with ppf and as many without,
-# alternated, so that the pressure's drift (memhog keeps touching its
-# memory, reclaim comes and goes) falls on both alike.  One of each was too
-# few to tell: in one such pair the debug kernel read 17 % slower with ppf.
+# alternated (on-off, then off-on), so that the pressure's drift falls on
+# both alike, at MemAvailable held at TIMED_AVAIL_MIB: by default three
+# quarters of the mark, where ppf starts no prefetch and a read of these
+# files needs no reclaim (at half the mark some reads did, and one boot's
+# reads with ppf spread from 28 to 44 ms); TIMED_AVAIL_MIB=8
+# (mempressure-reclaim) has every read reclaim, and reads spread more (at 6
+# MiB from 35 to 92 ms, and the OOM killer took the hog once).  A fresh
+# hog: the ones above cannot give memory back.
+kill $hogs
+wait $hogs 2>/dev/null
+TIMED_AVAIL_MIB=${TIMED_AVAIL_MIB:-$((low_mib * 3 / 4))}
+rm -f /tmp/memhog.out
+/ppf/memhog "$TIMED_AVAIL_MIB" keep > /tmp/memhog.out &
+hogs=$!
+n=0
+while ! grep -q held /tmp/memhog.out && [ $n -lt 300 ]; do
+	sleep 0.1
+	n=$((n + 1))
+done
+echo "MEM timed reads at MemAvailable $TIMED_AVAIL_MIB MiB: $(cat /tmp/memhog.out)"
+# The hogs top MemAvailable up to their target between reads
+# (after drop_caches has freed the page cache) and are stopped during each
+# timed read: a hog's allocation inside one read and not its pair (a
+# memset of 1 MiB, and the reclaim it forces) cost that read up to 27 ms.
+# One pair was too few to tell: in one such pair the debug kernel read
+# 17 % slower with ppf; 21 pairs with a hog that kept touching its memory
+# spread 27.8 to 36.4 ms.
 cold_us() {
 	drop_caches
+	kill -CONT $hogs
+	sleep 0.3
+	kill -STOP $hogs
 	t0=$(ppf-clock)
 	cat $FILES > /dev/null
 	echo $(( ($(ppf-clock) - t0) / 1000 ))
+}
+# Enabling ppf watches the file system again from its next read on
+# (disabling dropped the watch): one untimed read after each switch, with
+# ppf and without alike, so that the timed read finds ppf as a running
+# system has it, watching the file system and knowing its files.
+timed_on() {
+	set_ppf enabled 1
+	cat $FILES > /dev/null
+	settle 0
+	on="$on $(cold_us)"
+	settle 0
+}
+timed_off() {
+	set_ppf enabled 0
+	cat $FILES > /dev/null
+	off="$off $(cold_us)"
 }
 # PAIRS pairs (5 by default; an odd count, for a middle value).
 PAIRS=${PAIRS:-5}
@@ -92,16 +148,58 @@ median() { echo "$@" | tr ' ' '\n' | sort -n | sed -n "$(( (PAIRS + 1) / 2 ))p";
 on=
 off=
 i=0
+ev0=$(stat_of events_open) rd0=$(stat_of events_read)
+low0=$(stat_of skipped_lowmem) iss0=$(stat_of prefetch_issued) batch0=$(stat_of lowmem_batches)
+cpu0=$(stat_of worker_cpu_ns) wk0=$(stat_of worker_ns) mod0=$(stat_of worker_model_ns)
 while [ $i -lt "$PAIRS" ]; do
 	i=$((i + 1))
-	set_ppf enabled 1
-	on="$on $(cold_us)"
-	settle 0
-	set_ppf enabled 0
-	off="$off $(cold_us)"
+	if [ $((i % 2)) = 1 ]; then
+		timed_on
+		timed_off
+	else
+		timed_off
+		timed_on
+	fi
 done
+kill -CONT $hogs
 echo "MEM cold reads of $FILES under pressure, us: with ppf$on (median $(median $on)); without$off (median $(median $off))"
-
+# The paired differences (with ppf minus without): their mean, its standard
+# error, and their median, also as a share of the median time without.
+# Busybox awk has no asort, and the Debian build has no math library (no
+# sqrt, no ^): hence sort() and root().
+echo "$on" "$off" | awk -v n="$PAIRS" '
+function root(x,  r, i) {
+	r = x > 1 ? x : 1
+	for (i = 0; i < 60; i++) r = (r + x / r) / 2
+	return r
+}
+function sort(a, n,  i, j, t) {
+	for (i = 2; i <= n; i++)
+		for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+}
+{
+	for (i = 1; i <= n; i++) { d[i] = $i - $(n + i); s += d[i]; base[i] = $(n + i) }
+	m = s / n
+	for (i = 1; i <= n; i++) v += (d[i] - m) * (d[i] - m)
+	se = n > 1 ? root(v / (n - 1) / n) : 0
+	sort(d, n); sort(base, n)
+	b = base[int((n + 1) / 2)]
+	# A 95 % interval of the median from the sign test: the order statistics
+	# (n -+ 1.96 sqrt(n)) / 2, which needs no assumption on the spread.
+	k = int((n - 1.96 * root(n)) / 2)
+	if (k < 1) k = 1
+	lo = d[k]; hi = d[n + 1 - k]
+	printf "MEM ppf cost under pressure over %d pairs: mean paired difference %+.0f us (%+.2f %%), standard error %.0f us (%.2f %%); under 1 %% with two standard errors: %s\n",
+		n, m, 100 * m / b, se, 100 * se / b, (m + 2 * se < b / 100) ? "shown" : "not shown"
+	printf "MEM median paired difference %+.0f us (%+.2f %%), 95 %% interval %+.0f to %+.0f us (%+.2f to %+.2f %%); under 1 %%: %s\n",
+		d[int((n + 1) / 2)], 100 * d[int((n + 1) / 2)] / b, lo, hi, 100 * lo / b, 100 * hi / b,
+		(hi < b / 100) ? "shown" : "not shown"
+}'
+echo "MEM in the $PAIRS reads with ppf: $(($(stat_of events_open) - ev0)) opens, $(($(stat_of events_read) - rd0)) reads, $(($(stat_of prefetch_issued) - iss0)) prefetches started, $(($(stat_of skipped_lowmem) - low0)) skipped for low memory, $(($(stat_of lowmem_batches) - batch0)) batches taken late; the worker's CPU $((($(stat_of worker_cpu_ns) - cpu0) / 1000)) us, its work $((($(stat_of worker_ns) - wk0) / 1000)) us, of which the model $((($(stat_of worker_model_ns) - mod0) / 1000)) us"
+check "under the held pressure ppf skipped prefetches in the timed reads too" ge "$(stat_of skipped_lowmem)" $((low0 + 1))
+check "under the pressure the worker took events late, in batches (lowmem_batches)" ge "$(stat_of lowmem_batches)" $((batch0 + 1))
+kill -USR1 $hogs
+sleep 0.3
 kill $hogs
 wait $hogs 2>/dev/null
 check "no task was killed for memory" eval '! dmesg | grep -q -i "out of memory\|oom-kill"'

@@ -2,21 +2,24 @@
 /*
  * memhog - hold MemAvailable down to a target
  *
- * usage: memhog TARGET_MIB
+ * usage: memhog TARGET_MIB [keep]
  *   allocates anonymous memory 1 MiB at a time, writing every page, until
  *   /proc/meminfo's MemAvailable is at most TARGET_MIB, locks it in memory
  *   (mlockall: swap, where there is any, cannot take it back, so the page
  *   cache is what the kernel must reclaim), prints "held N MiB, locked,
- *   MemAvailable M MiB", then every 100 ms tops up what MemAvailable has
- *   regained, until killed; on SIGUSR1 it prints "held N MiB in all,
- *   MemAvailable M MiB".  Memory pressure for test_mempressure.sh without
- *   stress-ng's libraries in the guest.  Built static for the test VM.
+ *   MemAvailable M MiB" and sleeps until killed.  With "keep" it also tops
+ *   up, every 100 ms, what MemAvailable has regained; on SIGUSR1 it prints
+ *   "held N MiB in all, MemAvailable M MiB".  Memory pressure for
+ *   test_mempressure.sh without stress-ng's libraries in the guest.  Built
+ *   static for the test VM.
  *
- *   Why it tops up: MemAvailable does not count free pages waiting on the
+ *   Why "keep": MemAvailable does not count free pages waiting on the
  *   per-CPU lists.  Seen in the test VM: held down to 8 MiB, MemAvailable
  *   was back to 43 MiB after a few cold reads (MemFree up by 33 MiB, no
  *   other counter down), above the mark under which ppf starts no
- *   prefetch: the "pressure" was gone.
+ *   prefetch: the "pressure" was gone.  Why not always: a hog that keeps
+ *   the system at its edge while others go lower made the OOM killer take
+ *   one (test_mempressure.sh steps hogs down to 5 MiB available).
  *
  *   Why it does not touch its memory: it used to, every page every 100 ms,
  *   to stay resident.  That was CPU time, not memory pressure: a few ms of
@@ -75,11 +78,14 @@ static void on_usr1(int sig __attribute__((unused)))
 int main(int argc, char **argv)
 {
 	long target, held;
+	int keep;
 
-	if (argc != 2 || (target = atol(argv[1])) <= 0) {
-		fprintf(stderr, "usage: memhog TARGET_MIB\n");
+	if (argc < 2 || argc > 3 || (target = atol(argv[1])) <= 0 ||
+	    (argc == 3 && strcmp(argv[2], "keep"))) {
+		fprintf(stderr, "usage: memhog TARGET_MIB [keep]\n");
 		return 2;
 	}
+	keep = argc == 3;
 	/* Locked as it is allocated, the first chunk included. */
 	if (mlockall(MCL_CURRENT | MCL_FUTURE)) {
 		perror("memhog: mlockall");
@@ -92,7 +98,8 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	for (;;) {
 		usleep(100000);
-		held = hold_down_to(target, held);
+		if (keep)
+			held = hold_down_to(target, held);
 		if (report) {
 			report = 0;
 			printf("held %ld MiB in all, MemAvailable %ld MiB\n",
