@@ -51,17 +51,19 @@ check "before the pressure: E and G read twice, cached" eq "$eg0" 2048
 # pages (at most 64 times), through the root memory cgroup's memory.reclaim:
 # the same reclaim over the same LRU lists, with no allocation that must
 # succeed.
-hogs=
-target=$((low_mib / 3))
+# start_hog MIB: a hog keeping MemAvailable at MIB, in $hogs, once it holds.
+start_hog() {
+	rm -f /tmp/memhog.out
+	/ppf/memhog "$1" keep > /tmp/memhog.out &
+	hogs=$!
+	n=0
+	while ! grep -q held /tmp/memhog.out && [ $n -lt 300 ]; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+}
 cached() { echo $(($(resident_kb B) + $(resident_kb C) + $(resident_kb D) + $(resident_kb E) + $(resident_kb G))); }
-rm -f /tmp/memhog.out
-/ppf/memhog $target keep > /tmp/memhog.out &
-hogs=$!
-n=0
-while ! grep -q held /tmp/memhog.out && [ $n -lt 300 ]; do
-	sleep 0.1
-	n=$((n + 1))
-done
+start_hog $((low_mib / 3))
 cat /tmp/memhog.out
 mkdir -p /sys/fs/cgroup
 mount -t cgroup2 none /sys/fs/cgroup 2>/dev/null
@@ -97,20 +99,13 @@ check "files read under pressure are unchanged" eq "$(md5sum $FILES)" "$sums"
 # reads with ppf spread from 28 to 44 ms); TIMED_AVAIL_MIB=8
 # (mempressure-reclaim) has every read reclaim, and reads spread more (at 6
 # MiB from 35 to 92 ms, and the OOM killer took the hog once).  A fresh
-# hog: the ones above cannot give memory back.
+# hog: the one above cannot give memory back.
 kill $hogs
 wait $hogs 2>/dev/null
 TIMED_AVAIL_MIB=${TIMED_AVAIL_MIB:-$((low_mib * 3 / 4))}
-rm -f /tmp/memhog.out
-/ppf/memhog "$TIMED_AVAIL_MIB" keep > /tmp/memhog.out &
-hogs=$!
-n=0
-while ! grep -q held /tmp/memhog.out && [ $n -lt 300 ]; do
-	sleep 0.1
-	n=$((n + 1))
-done
+start_hog "$TIMED_AVAIL_MIB"
 echo "MEM timed reads at MemAvailable $TIMED_AVAIL_MIB MiB: $(cat /tmp/memhog.out)"
-# The hogs top MemAvailable up to their target between reads
+# The hog tops MemAvailable up to its target between reads
 # (after drop_caches has freed the page cache) and are stopped during each
 # timed read: a hog's allocation inside one read and not its pair (a
 # memset of 1 MiB, and the reclaim it forces) cost that read up to 27 ms.
