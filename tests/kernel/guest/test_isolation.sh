@@ -8,6 +8,7 @@
 # (readahead.c): a file only root may read is never prefetched for a task
 # that may not read it (skipped_perm), and is for root.
 . /ppf/guest/lib.sh
+. /ppf/guest/test_robust_lib.sh
 
 mount_data /mnt || { echo "FAIL mount"; exit 1; }
 load_ppf || { echo "FAIL insmod"; exit 1; }
@@ -124,4 +125,5 @@ umount /mnt
 check "file system unmounts" eq $? 0
 rmmod predictive_prefetch
 check "module unloads" eq $? 0
+kmemleak_check
 finish

@@ -16,6 +16,7 @@
 # TIMED_AVAIL_MIB: their paired differences' mean and standard error, and
 # their median with a 95 % interval.
 . /ppf/guest/lib.sh
+. /ppf/guest/test_robust_lib.sh
 
 mount_data /mnt || { echo "FAIL mount"; exit 1; }
 load_ppf || { echo "FAIL insmod"; exit 1; }
@@ -203,4 +204,5 @@ cd /
 umount /mnt
 rmmod predictive_prefetch
 check "module unloads" eq $? 0
+kmemleak_check
 finish
