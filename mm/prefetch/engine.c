@@ -301,13 +301,17 @@ static void ppf_engine_read(const struct ppf_event *ev)
 static void ppf_work_fn(struct kthread_work *work)
 {
 	struct blk_plug plug;
+	bool late = work == &ppf_lowmem_work.work;
 	unsigned int i, n;
 	u64 delay;
 
-	if (work == &ppf_lowmem_work.work)
-		ppf_stat_inc(lowmem_batches);
 	while ((n = ppf_ring_pop(ppf_batch, PPF_BATCH))) {
 		u64 start = ktime_get_ns();
+
+		if (late) {	/* counted if it found events */
+			ppf_stat_inc(lowmem_batches);
+			late = false;
+		}
 
 		mutex_lock(&ppf_worker_mutex);
 		blk_start_plug(&plug);
