@@ -116,9 +116,9 @@ TESTS: List[Test] = [
     # Sixteen tasks on four CPUs and two file systems while settings change.
     Test("robust-scale", "test_scale.sh", variant="debug", disks=("data", "scale"), smp=4,
          memory="1024M", timeout=1800),
-    # Saving, loading, malformed states and a reboot under the debug kernel.
     # Permissions and isolation (skipped_perm) under the debug kernel.
     Test("robust-isolation", "test_isolation.sh", variant="debug", disks=("data",)),
+    # Saving, loading, malformed states and a reboot under the debug kernel.
     Test("robust-persist", "test_persist.sh", variant="debug", disks=("persist", "store"),
          boots=2, append=null_blk_params(completion_nsec=1_000_000, hw_queue_depth=8)),
     # The same scenarios on the test kernel, by name only: a quicker check

@@ -107,7 +107,7 @@ TIMED_AVAIL_MIB=${TIMED_AVAIL_MIB:-$((low_mib * 3 / 4))}
 start_hog "$TIMED_AVAIL_MIB"
 echo "MEM timed reads at MemAvailable $TIMED_AVAIL_MIB MiB: $(cat /tmp/memhog.out)"
 # The hog tops MemAvailable up to its target between reads
-# (after drop_caches has freed the page cache) and are stopped during each
+# (after drop_caches has freed the page cache) and is stopped during each
 # timed read: a hog's allocation inside one read and not its pair (a
 # memset of 1 MiB, and the reclaim it forces) cost that read up to 27 ms.
 # One pair was too few to tell: in one such pair the debug kernel read
@@ -196,6 +196,7 @@ check "under the held pressure ppf skipped prefetches in the timed reads too" ge
 check "under the pressure the worker took events late, in batches (lowmem_batches)" ge "$(stat_of lowmem_batches)" $((batch0 + 1))
 kill -USR1 $hogs
 sleep 0.3
+echo "MEM the hog: $(tail -n 1 /tmp/memhog.out)"
 kill $hogs
 wait $hogs 2>/dev/null
 check "no task was killed for memory" eval '! dmesg | grep -q -i "out of memory\|oom-kill"'
