@@ -18,7 +18,7 @@ import re
 import tarfile
 import time
 from pathlib import Path
-from typing import List, Optional, Tuple
+from typing import List, NamedTuple, Optional, Tuple
 
 EXIT_SPLAT = 100
 EXIT_TIMEOUT = 101
@@ -40,13 +40,16 @@ SPLAT_PATTERNS: List[Tuple[str, "re.Pattern[str]"]] = [
         ("ubsan", r"UBSAN: "),
         ("list-corruption", r"list_(add|del) corruption"),
         ("hung-task", r"INFO: task .* blocked for more than"),
+        # Debian's kernels prefix the watchdog's reports with "watchdog: "
+        ("soft-lockup", r"(?:\S+: )?BUG: soft lockup"),
+        ("hard-lockup", r"(?:\S+ )?(?:\S+: )?Watchdog detected hard LOCKUP"),
         ("rcu-stall", r"rcu: INFO: .*stall"),
         ("kmemleak", r"kmemleak: \d+ new suspected memory leaks"),
         ("init-killed", r"Attempted to kill init"),
     ]
 ]
 MARKER_RE = re.compile(r"<<<PPF-(START|EXIT) nonce=(\S+)(?: rc=(-?\d+))? uptime=([\d.]+)>>>")
-CHECKS_RE = re.compile(r"^(\d+) passed, (\d+) failed\s*$", re.M)
+CHECKS_RE = re.compile(r"^(\d+) passed, (\d+) failed(?:, (\d+) skipped)?\s*$", re.M)
 RESULTS_RE = re.compile(r"<<<PPF-EVAL-RESULTS>>>\n(.*?)<<<PPF-EVAL-RESULTS-END>>>", re.S)
 BASE64_LINE_RE = re.compile(r"[A-Za-z0-9+/=]+")
 
@@ -96,12 +99,19 @@ def classify(res: Result, timed_out: bool, qemu_rc: Optional[int]) -> None:
         res.splats.append(f"QEMU exited (rc={qemu_rc}) before the command finished")
 
 
-def count_checks(log_text: str) -> Tuple[int, int]:
-    """(passed, failed) of the last "N passed, N failed" line; (0, 0) if none."""
+class Checks(NamedTuple):
+    """A guest test's closing line: "N passed, N failed[, N skipped]"."""
+    passed: int
+    failed: int
+    skipped: int
+
+
+def count_checks(log_text: str) -> Checks:
+    """The last closing line of the log; all zero if there is none."""
     m = CHECKS_RE.findall(log_text)
     if not m:
-        return 0, 0
-    return int(m[-1][0]), int(m[-1][1])
+        return Checks(0, 0, 0)
+    return Checks(int(m[-1][0]), int(m[-1][1]), int(m[-1][2] or 0))
 
 
 def extract(log_text: str, dest: Path) -> bool:

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Kernel tests: build the test kernel and the module, boot each guest test.
 
-usage: tests/kernel/run_tests.py [--only NAME] [--list] [-v]
+usage: tests/kernel/run_tests.py [--only NAME] [--repeat N] [--list] [-v]
 
 Each test is a busybox shell script under tests/kernel/guest/ that runs as
 /init's command in the project's 6.12 test kernel under QEMU (eval/vm/, the
@@ -198,8 +198,8 @@ def prepare(variant: KernelVariant, work: Path
 
 def run_test(t: Test, kdir: Path, initrd: Path, adds: Sequence[str],
              disks: Dict[str, Path], work: Path, verbose: bool,
-             prelude: str = "", boot: int = 1) -> Tuple[int, int]:
-    logf = work / (f"{t.name}.log" if t.boots == 1 else f"{t.name}-boot{boot}.log")
+             prelude: str = "", boot: int = 1, tag: str = "") -> parse.Checks:
+    logf = work / (f"{t.name}{tag}.log" if t.boots == 1 else f"{t.name}{tag}-boot{boot}.log")
     env = (*t.env, f"PPF_BOOT={boot}")
     req = BootRequest(kernel=kdir, initrd=initrd,
                       command=prelude + "".join(f"export {e}\n" for e in env)
@@ -211,23 +211,35 @@ def run_test(t: Test, kdir: Path, initrd: Path, adds: Sequence[str],
     res = run.boot(req)
     run.report(res, req)
     text = logf.read_text(errors="replace") if logf.exists() else ""
-    passed, failed = parse.count_checks(text)
+    checks = parse.count_checks(text)
     for line in text.splitlines():
-        if line.startswith(("ok   ", "FAIL ")) or line.startswith("  "):
+        if line.startswith(("ok   ", "FAIL ", "skip ")) or line.startswith("  "):
             print(f"  {t.name}: {line}")
     if res.exit_code != 0:
-        failed += 1
+        checks = checks._replace(failed=checks.failed + 1)
         tail = "\n".join(text.splitlines()[-40:])
         print(f"  {t.name}: boot failed (run.py exit {res.exit_code}); log {logf}\n{tail}")
-    return passed, failed
+    elif checks == (0, 0, 0):
+        # A boot that ran to the end without a closing line checked nothing.
+        checks = checks._replace(failed=1)
+        print(f"  {t.name}: no closing line \"N passed, N failed, N skipped\"; log {logf}")
+    return checks
 
 
 def main(argv: Sequence[str]) -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--only", action="append", help="run only these tests")
     ap.add_argument("--list", action="store_true")
+    ap.add_argument("--repeat", type=int, default=1, metavar="N",
+                    help="boot each test N times (make test-repeat): a check that "
+                    "fails by chance shows up as a run that failed")
     ap.add_argument("-v", "--verbose", action="store_true", help="echo the guest console")
     args = ap.parse_args(argv)
+    unknown = sorted(set(args.only or ()) - {t.name for t in TESTS})
+    if unknown:
+        ap.error(f"no such test: {', '.join(unknown)} (--list lists them)")
+    if args.repeat < 1:
+        ap.error(f"--repeat takes a count of at least 1, not {args.repeat}")
     tests = [t for t in TESTS
              if (args.only and t.name in args.only)
              or (not args.only and not t.by_name)]
@@ -246,9 +258,10 @@ def main(argv: Sequence[str]) -> int:
             disks[name] = kernel.make_disk(work, name, files, 32)
     initrd = make_initramfs(work)
     initrds: Dict[Tuple[str, ...], Path] = {(): initrd}
-    total_pass = total_fail = 0
+    total_pass = total_fail = total_skip = 0
+    failed_runs: List[str] = []
     built: Dict[str, Tuple[Path, Path, Optional[debian.DebianKernel]]] = {}
-    for t in tests:
+    for t, rep in ((t, r) for t in tests for r in range(1, args.repeat + 1)):
         variant = VARIANTS[t.variant]
         if t.variant not in built:
             built[t.variant] = prepare(variant, work)
@@ -260,18 +273,25 @@ def main(argv: Sequence[str]) -> int:
             adds += debian.adds(deb, work)
         if t.bins not in initrds:
             initrds[t.bins] = make_initramfs(work, t.bins)
-        p = f = 0
+        p = f = sk = 0
         for boot in range(1, t.boots + 1):
             log(f"running {t.name} on the {t.variant} kernel"
                 + (f", boot {boot} of {t.boots}" if t.boots > 1 else ""))
-            bp, bf = run_test(t, kdir, initrds[t.bins], adds, disks, work, args.verbose,
-                              prelude, boot)
-            p += bp
-            f += bf
-        print(f"{t.name}: {p} passed, {f} failed")
+            c = run_test(t, kdir, initrds[t.bins], adds, disks, work, args.verbose,
+                         prelude, boot, f"-run{rep}" if args.repeat > 1 else "")
+            p += c.passed
+            f += c.failed
+            sk += c.skipped
+        name = t.name if args.repeat == 1 else f"{t.name} (run {rep} of {args.repeat})"
+        print(f"{name}: {p} passed, {f} failed, {sk} skipped", flush=True)
+        if f:
+            failed_runs.append(name)
         total_pass += p
         total_fail += f
-    print(f"{total_pass} passed, {total_fail} failed")
+        total_skip += sk
+    if failed_runs:
+        print(f"failed: {', '.join(failed_runs)}")
+    print(f"{total_pass} passed, {total_fail} failed, {total_skip} skipped")
     return 1 if total_fail else 0
 
 

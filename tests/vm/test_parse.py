@@ -44,18 +44,22 @@ class RecordedConsoleTest(unittest.TestCase):
         parse.classify(res, False, 0)
         self.assertEqual((res.status, res.guest_rc, res.splats), ("ok", 0, []))
         text = (DATA / "eval-selftest-none.log").read_text()
-        self.assertEqual(parse.count_checks(text), (0, 0))
+        self.assertEqual(parse.count_checks(text), (0, 0, 0))
 
     def test_checks(self) -> None:
         self.assertEqual(parse.count_checks((DATA / "kernel-predict.log").read_text()),
-                         (26, 0))
+                         (26, 0, 0))
         self.assertEqual(parse.count_checks((DATA / "kernel-sysctl.log").read_text()),
-                         (88, 0))
+                         (88, 0, 0))
+
+    def test_skipped_checks(self) -> None:
+        self.assertEqual(parse.count_checks("ok   a\nskip b: why\n1 passed, 0 failed, 1 skipped\n"),
+                         (1, 0, 1))
 
     def test_no_checks(self) -> None:
-        self.assertEqual(parse.count_checks("ok   x\nnot a count\n"), (0, 0))
+        self.assertEqual(parse.count_checks("ok   x\nnot a count\n"), (0, 0, 0))
         self.assertEqual(parse.count_checks("1 passed, 2 failed\n3 passed, 0 failed\n"),
-                         (3, 0))
+                         (3, 0, 0))
 
     def test_a_splat_in_a_recorded_boot(self) -> None:
         lines = (DATA / "kernel-sysctl.log").read_text().splitlines(keepends=True)
@@ -66,6 +70,21 @@ class RecordedConsoleTest(unittest.TestCase):
         parse.classify(res, False, 0)
         self.assertEqual((res.status, res.exit_code), ("splat", parse.EXIT_SPLAT))
         self.assertEqual(len(res.splats), 1)
+
+    def test_watchdog_reports(self) -> None:
+        """The detectors' reports as each kernel words them are splats."""
+        for line in [
+            "[   31.000001] watchdog: BUG: soft lockup - CPU#0 stuck for 22s! [ppf-worker:77]",
+            "[   31.000001] BUG: soft lockup - CPU#1 stuck for 23s! [cat:90]",
+            "[   31.000001] NMI watchdog: Watchdog detected hard LOCKUP on cpu 1",
+            "[  123.000001] INFO: task cat:91 blocked for more than 120 seconds.",
+        ]:
+            res = parse.Result()
+            parse.scan_line(line + "\n", DEFAULT_NONCE, res, 0.0)
+            self.assertEqual(len(res.splats), 1, line)
+        res = parse.Result()
+        parse.scan_line("ok   the guest's own text: BUG: soft lockup\n", DEFAULT_NONCE, res, 0.0)
+        self.assertEqual(res.splats, [])
 
     def test_cut_off_boot(self) -> None:
         text = (DATA / "kernel-predict.log").read_text()

@@ -1,15 +1,28 @@
 # lib.sh - sourced by every guest test (busybox sh inside the test VM)
 #
+# plan N               the script runs N checks (checked, failed or skipped)
 # check DESC CMD...    runs CMD; prints "ok   DESC" or "FAIL DESC"
+# skip DESC WHY        a check this kernel cannot run; prints "skip DESC: WHY"
+# premise DESC CMD...  a condition the next checks rely on: a failed one
+#                      prints "FAIL premise: DESC" and counts as a failure
 # refuse NAME VALUE    the sysctl write fails with EINVAL and the value stays
 # run CMD...           CMD's stdout in $out, stderr in $err, status in $rc
 # has TEXT PATTERN     TEXT has a line matching PATTERN
 # now_ms               the guest's clock in ms
-# finish               prints "N passed, N failed" and sets the exit status
+# finish               prints "N passed, N failed, N skipped" and sets the exit
+#                      status: failed when a check failed or when fewer or more
+#                      checks ran than planned
 
 PPF=/proc/sys/vm/predictive_prefetch
 passed=0
 failed=0
+skipped=0
+broken=0
+planned=
+
+plan() {
+	planned=$1
+}
 
 check() {
 	desc=$1
@@ -21,6 +34,27 @@ check() {
 		echo "FAIL $desc"
 		failed=$((failed + 1))
 	fi
+}
+
+# skip DESC WHY: a check that cannot run on this kernel.  It counts
+# towards the plan, so a script whose checks vanish still fails.
+skip() {
+	echo "skip $1: $2"
+	skipped=$((skipped + 1))
+}
+
+# premise DESC CMD...: what the following checks assume.  A check whose
+# premise silently did not hold proves nothing, so a false premise is a
+# failure of its own, reported as such.
+premise() {
+	desc=$1
+	shift
+	if "$@"; then
+		return 0
+	fi
+	echo "FAIL premise: $desc"
+	broken=$((broken + 1))
+	return 1
 }
 
 # run CMD...: its stdout in $out, stderr in $err, exit status in $rc.
@@ -37,7 +71,16 @@ now_ms() {
 }
 
 finish() {
-	echo "$passed passed, $failed failed"
+	ran=$((passed + failed + skipped))
+	failed=$((failed + broken))
+	if [ -z "$planned" ]; then
+		echo "FAIL plan: the script declares no plan"
+		failed=$((failed + 1))
+	elif [ "$ran" -ne "$planned" ]; then
+		echo "FAIL plan: $planned checks planned, $ran ran"
+		failed=$((failed + 1))
+	fi
+	echo "$passed passed, $failed failed, $skipped skipped"
 	[ "$failed" -eq 0 ]
 }
 
