@@ -1,33 +1,45 @@
 #!/usr/bin/env bash
 # run-tests.sh - run every test suite, then print one closing total
 #
-# Each suite prints its own "N passed, N failed" line; this adds them up so
-# that the last line of `make test` is the verdict on everything.  A suite
-# that dies without a closing line counts as one failure.
+# Each suite prints its own "N passed, N failed[, N skipped]" line; this adds
+# them up so that the last line of `make test` is the verdict on everything.
+# A suite that dies without a closing line, or exits non-zero with no
+# failure counted, counts as one failure.  Skips are counted, never passes.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
 FUZZ_SECONDS=${FUZZ_SECONDS:-30}
 total_pass=0
 total_fail=0
+total_skip=0
 failed_suites=()
+CLOSING='^[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$'
+
+# closing LINE: "P F S" from "P passed, F failed[, S skipped]".
+closing() {
+	local p f s=0
+	p=${1%% passed*}
+	f=${1#*passed, }; f=${f%% failed*}
+	[[ $1 == *skipped* ]] && { s=${1##*failed, }; s=${s%% skipped*}; }
+	echo "$p $f $s"
+}
 
 suite() {
 	local name=$1; shift
-	local log="$BUILD/test-$name.log" rc line p f
+	local log="$BUILD/test-$name.log" rc line p f s
 	echo "== $name"
 	"$@" 2>&1 | tee "$log"
 	rc=${PIPESTATUS[0]}
-	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
+	line=$(grep -E "$CLOSING" "$log" | tail -n 1)
 	if [[ -n "$line" ]]; then
-		p=${line%% passed*}
-		f=${line#*passed, }; f=${f%% failed*}
+		read -r p f s <<<"$(closing "$line")"
 	else
-		p=0; f=1
+		p=0; f=1; s=0
 	fi
 	if [[ $rc -ne 0 && $f -eq 0 ]]; then f=1; fi
 	total_pass=$((total_pass + p))
 	total_fail=$((total_fail + f))
+	total_skip=$((total_skip + s))
 	[[ $f -eq 0 ]] || failed_suites+=("$name")
 }
 
@@ -51,18 +63,16 @@ fuzz() {
 # and the harness (tests/vm/, no VM), then mypy (mypy.ini: no untyped
 # definitions) over the project's Python.  mypy counts as one check.
 python_checks() {
-	local line p f rc=0
-	python3 -m pytest -q -p no:cacheprovider --junitxml="$BUILD/python-tests.xml" tests/vm
-	line=$(python3 scripts/pytest-summary.py "$BUILD/python-tests.xml") || rc=1
+	local line p f s rc=0
+	line=$(scripts/run-pytest.py tests/vm | tee /dev/stderr | grep -E "$CLOSING" | tail -n 1) || rc=1
 	[[ -n "$line" ]] || line="0 passed, 1 failed"
-	p=${line%% passed*}
-	f=${line#*passed, }; f=${f%% failed*}
-	if mypy eval tests/kernel tests/vm tests/devices tests/sim tests/package tests/series userspace/trace-replay/ppftrace; then
+	read -r p f s <<<"$(closing "$line")"
+	if mypy eval tests/kernel tests/vm tests/devices tests/sim tests/package tests/series scripts/run-pytest.py userspace/trace-replay/ppftrace; then
 		p=$((p + 1))
 	else
 		f=$((f + 1)); rc=1
 	fi
-	echo "$p passed, $f failed"
+	echo "$p passed, $f failed, $s skipped"
 	return $rc
 }
 
@@ -71,19 +81,21 @@ suite invariants "$BUILD/test_invariants"
 suite state "$BUILD/test_state"
 suite trace make -s -C tests/trace test
 suite replay make -s -C tests/replay test
-suite sim sh -c "python3 -m pytest -q -p no:cacheprovider --junitxml=$BUILD/sim-tests.xml tests/sim; python3 scripts/pytest-summary.py $BUILD/sim-tests.xml"
+suite sim scripts/run-pytest.py tests/sim
 suite python-checks python_checks
 suite kernel python3 tests/kernel/run_tests.py
 suite kernel-style scripts/kernel-style.sh
 suite package python3 tests/package/test_deb.py
 suite series python3 tests/series/test_series.py
-suite eval python3 eval/harness/selftest.py
-suite devices sh -c "python3 -m pytest -q -s -p no:cacheprovider --junitxml=$BUILD/devices-tests.xml tests/devices; python3 scripts/pytest-summary.py $BUILD/devices-tests.xml"
+# The short evaluation's results go to a directory of this run's own.
+eval_results=$(mktemp -d /tmp/ppf-selftest.XXXXXX)
+suite eval env PPF_RESULTS="$eval_results" python3 eval/harness/selftest.py
+suite devices scripts/run-pytest.py -s tests/devices
 suite fuzz-model fuzz "$BUILD/fuzz_model" tests/fuzz/corpus-model
 suite fuzz-trace fuzz userspace/trace-replay/fuzz_trace_parse tests/trace/corpus
 suite fuzz-state fuzz "$BUILD/fuzz_state" tests/fuzz/corpus-state
 
 echo
 [[ ${#failed_suites[@]} -eq 0 ]] || echo "failed suites: ${failed_suites[*]}"
-echo "$total_pass passed, $total_fail failed"
+echo "$total_pass passed, $total_fail failed, $total_skip skipped"
 [[ $total_fail -eq 0 ]]

@@ -27,7 +27,9 @@ from .workloads import (OVERRIDES, TOP, Workload, check_overrides, from_trace, t
                         workload)
 
 EXPERIMENTS = TOP / "eval" / "experiments"
-RESULTS = build.CACHE / "results"
+# PPF_RESULTS: another root, e.g. one private to a run (make test's short
+# evaluation uses one, so two runs on one machine never read each other's).
+RESULTS = Path(os.environ.get("PPF_RESULTS") or build.CACHE / "results")
 MODELS = ("none", "last_successor", "pcm", "epcm", "bootlist")
 # Spin rate of the replay's think time (iterations per us), fixed so every
 # boot does the same work: the value ppf-replay's calibration measured in the
