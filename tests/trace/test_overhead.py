@@ -24,11 +24,17 @@ def test_correct_times_synthetic():
     assert t[3] == (95 + 30, 5)
 
 
-def test_calibration_positive():
+def test_calibration_measures_tracing():
+    """The calibration saw the traced loop and measured a cost of tracing.
+
+    (dur >= 0, gap >= 0 and total == dur + gap hold by construction in
+    calibrate(), so they are not checked here.)  Each traced call stops the
+    task twice and wakes strace twice: at least four context switches,
+    well over a microsecond on any machine.
+    """
     cal = calibrate.calibrate(2000)
-    assert cal["total"] > 0 and cal["dur"] >= 0 and cal["gap"] >= 0
-    assert cal["total"] == cal["dur"] + cal["gap"]
-    assert cal["traced_step"] > cal["untraced_loop"]
+    assert cal["n"] >= 1000, cal  # premise: the loop's calls were seen
+    assert cal["total"] >= 1000, cal
 
 
 def test_recorded_gaps(tmp_path):
