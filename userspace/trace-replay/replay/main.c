@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../../include/ppf_cli.h"
 #include "replay.h"
 
 static void usage(FILE *f)
@@ -15,21 +16,61 @@ static void usage(FILE *f)
 		"       ppf-replay run [--think=spin|sleep] [--spin-rate=ITERS_PER_US]\n"
 		"                      [--exec=map|head|none]\n"
 		"                      [--mmap=map|read|none] [--no-classify] [--cold]\n"
-		"                      [--json FILE] [--events FILE] [--quiet] TRACE DIR\n"
-		"See docs/replay.md.\n");
+		"                      [--no-tree-check] [--json FILE] [--events FILE]\n"
+		"                      [--quiet] TRACE DIR\n"
+		"       ppf-replay --help | --version\n"
+		"\n"
+		"Rebuild the file tree a ppf trace touched, and replay the trace's calls\n"
+		"against it with their think time.\n"
+		"\n"
+		"build-tree: create under DIR the files (SIZE bytes, fully written) and\n"
+		"directories the trace found at its start; remove what an earlier replay\n"
+		"created.\n"
+		"  --list             print what would be created, create nothing\n"
+		"  --force            rewrite files that already have the right size\n"
+		"\n"
+		"run: replay TRACE against DIR (made by build-tree).\n"
+		"  --think=spin|sleep think time spun (default) or slept\n"
+		"  --spin-rate=ITERS_PER_US  the spin loop's rate instead of calibrating it\n"
+		"  --exec=map|head|none      an exec: map the file (default), read its head,\n"
+		"                            or skip it\n"
+		"  --mmap=map|read|none      a recorded mmap: map and touch (default), read,\n"
+		"                            or skip it\n"
+		"  --no-classify      do not probe the page cache before each read\n"
+		"  --cold             drop the page cache before the timed part (root)\n"
+		"  --no-tree-check    replay even if DIR lacks files or directories of the\n"
+		"                     trace's starting state (their calls count as errors)\n"
+		"  --json FILE        write the results as JSON (checked writable first)\n"
+		"  --events FILE      write every event's outcome as TSV (checked first)\n"
+		"  --quiet            no report on standard output\n"
+		"\n"
+		"Exit status: 0 done (a replay's own errors are counted in the report, not\n"
+		"fatal); 1 a failure: an unreadable or malformed trace (FILE:LINE: reason),\n"
+		"DIR not holding the trace's starting state, an output not writable;\n"
+		"2 a bad command line.\n"
+		"See ppf-replay(1) and docs/replay.md.\n");
 }
 
 int main(int argc, char **argv)
 {
-	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
-		usage(argc < 2 ? stderr : stdout);
-		return argc < 2 ? 1 : 0;
+	ppf_cli_quiet_pipe();
+	if (argc < 2) {
+		fprintf(stderr, "ppf-replay: no command (build-tree or run; see ppf-replay --help)\n");
+		return PPF_EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		usage(stdout);
+		return PPF_EXIT_OK;
+	}
+	if (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version")) {
+		ppf_cli_version("ppf-replay");
+		return PPF_EXIT_OK;
 	}
 	if (!strcmp(argv[1], "build-tree"))
 		return replay_build_tree(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "run"))
 		return replay_run(argc - 1, argv + 1);
-	fprintf(stderr, "ppf-replay: unknown command '%s'\n", argv[1]);
-	usage(stderr);
-	return 1;
+	fprintf(stderr, "ppf-replay: unknown command '%s' (build-tree or run; see "
+			"ppf-replay --help)\n", argv[1]);
+	return PPF_EXIT_USAGE;
 }

@@ -31,7 +31,7 @@ int replay_mkdir_p(const char *path);
 int replay_build_tree(int argc, char **argv);
 int replay_run(int argc, char **argv);
 
-/* Load a trace; on error print the parser's message and exit 2. */
+/* Load a trace; on error print the parser's message and exit 1. */
 struct ppf_trace *replay_load_trace(const char *path);
 
 /* CLOCK_MONOTONIC in ns. */

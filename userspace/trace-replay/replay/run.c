@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../../include/ppf_cli.h"
 #include "replay.h"
 #include "run.h"
 
@@ -32,7 +33,7 @@ const char *const replay_mmap_names[] = { "map", "read", "none", NULL };
 /* what the command line asks for besides the run's own options in r */
 struct run_args {
 	const char *trace_path, *dir, *json, *events;
-	int quiet;
+	int quiet, no_tree_check;
 };
 
 static int drop_caches(void)
@@ -63,11 +64,35 @@ static int parse_mode(const char *arg, const char *name, const char *const *name
 			*out = i;
 			return 1;
 		}
-	fprintf(stderr, "ppf-replay run: bad value in %s\n", arg);
-	exit(1);
+	fprintf(stderr, "ppf-replay run: %s: not", arg);
+	for (int i = 0; names[i]; i++)
+		fprintf(stderr, "%s %s", i == 0 ? "" : names[i + 1] ? "," : " or", names[i]);
+	fprintf(stderr, "\n");
+	exit(PPF_EXIT_USAGE);
 }
 
-/* The options into r and a; 0, or -1 after printing why. */
+/* "--opt VALUE" or "--opt=VALUE": 1 and *out set, 0 if s is not opt; exits 2 without a value. */
+static int parse_value(int argc, char **argv, int *i, const char *opt, const char **out)
+{
+	const char *s = argv[*i];
+	size_t n = strlen(opt);
+
+	if (strncmp(s, opt, n) || (s[n] && s[n] != '='))
+		return 0;
+	if (s[n] == '=')
+		*out = s + n + 1;
+	else if (*i + 1 < argc)
+		*out = argv[++*i];
+	else
+		*out = NULL;
+	if (!*out || !**out) {
+		fprintf(stderr, "ppf-replay run: %s needs a FILE\n", opt);
+		exit(PPF_EXIT_USAGE);
+	}
+	return 1;
+}
+
+/* The options into r and a; 0, or -1 after printing why (a usage error). */
 static int parse_args(struct replay_state *r, struct run_args *a, int argc, char **argv)
 {
 	r->classify = 1;
@@ -84,18 +109,22 @@ static int parse_args(struct replay_state *r, struct run_args *a, int argc, char
 			a->quiet = 1;
 		else if (!strcmp(s, "--no-classify"))
 			r->classify = 0;
+		else if (!strcmp(s, "--no-tree-check"))
+			a->no_tree_check = 1;
 		else if (!strncmp(s, "--spin-rate=", 12)) {
-			r->fixed_rate = strtod(s + 12, NULL);
-			if (!(r->fixed_rate > 0)) {
-				fprintf(stderr, "ppf-replay run: bad value in %s\n", s);
+			char *end;
+
+			errno = 0;
+			r->fixed_rate = strtod(s + 12, &end);
+			if (errno || end == s + 12 || *end || !(r->fixed_rate > 0) ||
+			    r->fixed_rate > 1e6) {
+				fprintf(stderr, "ppf-replay run: %s: not a number of iterations "
+						"a microsecond above 0 (at most 1000000)\n", s);
 				return -1;
 			}
-		} else if (!strcmp(s, "--events") && i + 1 < argc)
-			a->events = argv[++i];
-		else if (!strcmp(s, "--json") && i + 1 < argc)
-			a->json = argv[++i];
-		else if (!strncmp(s, "--json=", 7))
-			a->json = s + 7;
+		} else if (parse_value(argc, argv, &i, "--events", &a->events) ||
+			   parse_value(argc, argv, &i, "--json", &a->json))
+			continue;
 		else if (s[0] == '-' && s[1]) {
 			fprintf(stderr, "ppf-replay run: unknown option %s\n", s);
 			return -1;
@@ -111,26 +140,87 @@ static int parse_args(struct replay_state *r, struct run_args *a, int argc, char
 	return 0;
 }
 
-/* Can the run start at all? 0, or -1 after printing why. */
+/* Can the run start at all? 0, or the exit code after printing why. */
 static int check_args(const struct replay_state *r, const struct run_args *a)
 {
 	struct stat st;
 
 	if (!a->trace_path || !a->dir) {
-		fprintf(stderr, "usage: ppf-replay run [options] TRACE DIR (see --help)\n");
-		return -1;
+		fprintf(stderr, "ppf-replay run: needs TRACE and DIR (usage: ppf-replay run "
+				"[options] TRACE DIR; see ppf-replay --help)\n");
+		return PPF_EXIT_USAGE;
+	}
+	if (a->json && ppf_cli_writable(a->json)) {
+		fprintf(stderr, "ppf-replay: --json %s: cannot write: %s\n", a->json,
+			strerror(errno));
+		return PPF_EXIT_FAIL;
+	}
+	if (a->events && ppf_cli_writable(a->events)) {
+		fprintf(stderr, "ppf-replay: --events %s: cannot write: %s\n", a->events,
+			strerror(errno));
+		return PPF_EXIT_FAIL;
 	}
 	if (r->cold && geteuid() != 0) {
 		fprintf(stderr, "ppf-replay: --cold needs root (it writes "
 				"/proc/sys/vm/drop_caches); run as root or drop --cold\n");
-		return -1;
+		return PPF_EXIT_FAIL;
 	}
 	if (stat(a->dir, &st) || !S_ISDIR(st.st_mode)) {
 		fprintf(stderr, "ppf-replay: %s is not a directory (make it with build-tree)\n",
 			a->dir);
-		return -1;
+		return PPF_EXIT_FAIL;
 	}
 	return 0;
+}
+
+/*
+ * Does dir hold the trace's starting state: every file (pre) and directory
+ * (dir) of its file table, of that kind?  Checked by lstat alone (no open:
+ * nothing for ppf to learn, and --cold drops what it cached).  A replay of
+ * a tree that is not the trace's counts hundreds of unexpected errors and
+ * measures nothing; --no-tree-check replays anyway.  0, or -1 after one line.
+ */
+static int check_tree(const struct ppf_trace *t, const char *dir, const char *trace_path)
+{
+	size_t missing = 0, entries = 0;
+	char *first = NULL;
+	int first_errno = 0;
+
+	for (size_t i = 0; i < t->nfiles; i++) {
+		const struct ppf_trace_file *f = &t->files[i];
+		char *p;
+		struct stat st;
+		int bad;
+
+		if (f->created)
+			continue;
+		entries++;
+		p = replay_map_path(dir, f->path);
+		if (!p)
+			continue;	/* unusable path: build-tree says so, the replay skips it */
+		bad = lstat(p, &st) ? errno :
+		      f->is_dir ? (S_ISDIR(st.st_mode) ? 0 : ENOTDIR) :
+		      (S_ISREG(st.st_mode) ? 0 : S_ISDIR(st.st_mode) ? EISDIR : EINVAL);
+		if (bad) {
+			missing++;
+			if (!first) {
+				first = p;
+				first_errno = bad;
+				continue;
+			}
+		}
+		free(p);
+	}
+	if (!missing)
+		return 0;
+	fprintf(stderr, "ppf-replay: %s does not hold %s's starting state: %zu of its %zu "
+			"files and directories missing or of another kind (first: %s: %s); "
+			"make it with 'ppf-replay build-tree TRACE DIR' (or replay anyway: "
+			"--no-tree-check)\n",
+		dir, trace_path, missing, entries, first,
+		first_errno == EINVAL ? "not a regular file" : strerror(first_errno));
+	free(first);
+	return -1;
 }
 
 /* Everything before the timed part: plan, probe, calibration, parked threads. */
@@ -144,6 +234,8 @@ static int prepare(struct replay_state *r, const struct run_args *a)
 			strerror(errno));
 
 	r->trace = replay_load_trace(a->trace_path);
+	if (!a->no_tree_check && check_tree(r->trace, a->dir, a->trace_path))
+		return -1;
 	r->trace_path = a->trace_path;
 	r->dir = a->dir;
 	if (replay_build_plan(r, r->trace, a->dir)) {
@@ -179,9 +271,15 @@ int replay_run(int argc, char **argv)
 	static struct replay_state state;
 	struct replay_state *r = &state;
 	struct run_args a = { 0 };
+	int ret;
 
-	if (parse_args(r, &a, argc, argv) || check_args(r, &a) || prepare(r, &a))
-		return 1;
+	if (parse_args(r, &a, argc, argv))
+		return PPF_EXIT_USAGE;
+	ret = check_args(r, &a);
+	if (ret)
+		return ret;
+	if (prepare(r, &a))
+		return PPF_EXIT_FAIL;
 	if (!a.quiet)
 		fprintf(stderr, "ppf-replay: %zu events, %zu threads (pids), think %s, "
 				"spin %.1f iterations/us, %s\n",

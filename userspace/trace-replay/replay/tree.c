@@ -200,20 +200,22 @@ int replay_build_tree(int argc, char **argv)
 		else if (!strcmp(argv[i], "--force"))
 			force = 1;
 		else if (argv[i][0] == '-' && argv[i][1]) {
-			fprintf(stderr, "ppf-replay build-tree: unknown option %s\n", argv[i]);
-			return 1;
+			fprintf(stderr, "ppf-replay build-tree: unknown option %s (see "
+					"ppf-replay --help)\n", argv[i]);
+			return 2;
 		} else if (!trace_path)
 			trace_path = argv[i];
 		else if (!dir)
 			dir = argv[i];
 		else {
 			fprintf(stderr, "ppf-replay build-tree: too many arguments\n");
-			return 1;
+			return 2;
 		}
 	}
 	if (!trace_path || !dir) {
-		fprintf(stderr, "usage: ppf-replay build-tree [--list] [--force] TRACE DIR\n");
-		return 1;
+		fprintf(stderr, "ppf-replay build-tree: needs TRACE and DIR (usage: ppf-replay "
+				"build-tree [--list] [--force] TRACE DIR)\n");
+		return 2;
 	}
 	t = replay_load_trace(trace_path);
 	pattern = malloc(CHUNK);

@@ -110,7 +110,7 @@ struct ppf_trace *replay_load_trace(const char *path)
 
 	if (ppf_trace_load(path, &t, err, sizeof(err))) {
 		fprintf(stderr, "ppf-replay: %s\n", err);
-		exit(2);
+		exit(1);
 	}
 	return t;
 }
