@@ -21,7 +21,9 @@ CC		?= gcc
 CLANG		?= clang
 BUILD		?= build
 OPT		?= -O2
-PPF_CFLAGS	:= -std=gnu11 -g -Wall -Wextra -Werror -Wno-declaration-after-statement
+VERSION		:= $(shell cat VERSION)
+PPF_CFLAGS	:= -std=gnu11 -g -Wall -Wextra -Werror -Wno-declaration-after-statement \
+		   -DPPF_VERSION='"$(VERSION)"'
 SANITIZE	:= -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 FUZZ_SECONDS	?= 30
 FUZZ_RUNS	?= 10000000
@@ -52,10 +54,12 @@ $(BUILD):
 $(TRACE_LIB): FORCE
 	$(MAKE) -s -C userspace/trace-replay libppftrace.a ppf-trace-check
 
-$(BUILD)/ppf-sim: $(MODEL_SRCS) $(MODEL_HDRS) $(SIM_SRCS) $(SIM_HDRS) $(TRACE_LIB) | $(BUILD)
+$(BUILD)/ppf-sim: $(MODEL_SRCS) $(MODEL_HDRS) $(SIM_SRCS) $(SIM_HDRS) $(TRACE_LIB) VERSION \
+		userspace/include/ppf_cli.h | $(BUILD)
 	$(CC) $(PPF_CFLAGS) $(OPT) -o $@ $(MODEL_SRCS) $(SIM_SRCS) $(TRACE_LIB) -lz
 
-$(BUILD)/ppf-bench: $(MODEL_SRCS) $(MODEL_HDRS) userspace/bench/ppf-bench.c | $(BUILD)
+$(BUILD)/ppf-bench: $(MODEL_SRCS) $(MODEL_HDRS) userspace/bench/ppf-bench.c VERSION \
+		userspace/include/ppf_cli.h | $(BUILD)
 	$(CC) $(PPF_CFLAGS) $(OPT) -o $@ $(MODEL_SRCS) userspace/bench/ppf-bench.c
 
 # Tests run sanitized: a model bug should crash loudly, not skew a number.

@@ -13,12 +13,63 @@
  * "ppf-bench one MODEL random|repetitive FILES EVENTS" runs one
  * configuration once, for valgrind: instruction and cache-miss counts are
  * the same on any machine however busy (make bench-instructions).
+ *
+ * Exit status: 0 done, 1 out of memory or a model not created, 2 a bad
+ * command line.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include "../../models/ppf_model.h"
+#include "../include/ppf_cli.h"
+
+#define BENCH_MAX_FILES		10000000ul
+#define BENCH_MAX_EVENTS	100000000ul
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: ppf-bench [MAX_FILES]\n"
+		"       ppf-bench one MODEL random|repetitive FILES EVENTS\n"
+		"       ppf-bench --help | --version\n\n"
+		"The models' speed and memory: for each model (last_successor, pcm, epcm)\n"
+		"and 1,000 to MAX_FILES distinct files (1000..1000000, default 1000000), on\n"
+		"a random and a repetitive stream, ns an event over the third pass and bytes\n"
+		"a node.  A benchmark: it reports figures and asserts nothing.\n\n"
+		"  one   one configuration once (for valgrind: make bench-instructions);\n"
+		"        MODEL last_successor | pcm | epcm, FILES 1..%lu, EVENTS 1..%lu\n\n"
+		"Exit status: 0 done; 1 out of memory or a model not created; 2 a bad\n"
+		"command line.\n", BENCH_MAX_FILES, BENCH_MAX_EVENTS);
+}
+
+/* A number in lo..hi named what; exits 2 with one line if it is not. */
+static unsigned long bench_num(const char *what, const char *s, unsigned long lo,
+			       unsigned long hi)
+{
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (s[0] == '-' || s[0] == '+' || end == s || *end || errno || v < lo || v > hi) {
+		fprintf(stderr, "ppf-bench: %s %s: not a number in %lu..%lu\n", what, s, lo, hi);
+		exit(PPF_EXIT_USAGE);
+	}
+	return v;
+}
+
+static void *bench_alloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (!p) {
+		fprintf(stderr, "ppf-bench: out of memory (%zu bytes)\n", n);
+		exit(PPF_EXIT_FAIL);
+	}
+	return p;
+}
 
 static uint64_t now_ns(void)
 {
@@ -47,7 +98,7 @@ static void make_stream(uint32_t *ev, size_t n, uint32_t files, int repetitive)
 			ev[i] = rng() % files;
 		return;
 	}
-	uint32_t *perm = malloc(files * sizeof(*perm));
+	uint32_t *perm = bench_alloc(files * sizeof(*perm));
 
 	for (i = 0; i < files; i++)
 		perm[i] = i;
@@ -73,19 +124,30 @@ static int run_one(int argc, char **argv)
 	size_t n, i;
 	int err;
 
-	if (argc != 6 || ppf_model_kind_parse(argv[2], &kind)) {
-		fprintf(stderr, "usage: ppf-bench one MODEL random|repetitive FILES EVENTS\n");
-		return 2;
+	if (argc != 6) {
+		fprintf(stderr, "ppf-bench: one needs MODEL random|repetitive FILES EVENTS "
+			"(%d argument%s given; see ppf-bench --help)\n", argc - 2, argc == 3 ? "" : "s");
+		return PPF_EXIT_USAGE;
 	}
-	files = (uint32_t)atoi(argv[4]);
-	n = (size_t)atol(argv[5]);
-	ev = malloc(n * sizeof(*ev));
+	if (ppf_model_kind_parse(argv[2], &kind)) {
+		fprintf(stderr, "ppf-bench: MODEL %s: not last_successor, pcm or epcm\n", argv[2]);
+		return PPF_EXIT_USAGE;
+	}
+	if (strcmp(argv[3], "random") && strcmp(argv[3], "repetitive")) {
+		fprintf(stderr, "ppf-bench: stream %s: not random or repetitive\n", argv[3]);
+		return PPF_EXIT_USAGE;
+	}
+	files = (uint32_t)bench_num("FILES", argv[4], 1, BENCH_MAX_FILES);
+	n = (size_t)bench_num("EVENTS", argv[5], 1, BENCH_MAX_EVENTS);
+	ev = bench_alloc(n * sizeof(*ev));
 	make_stream(ev, n, files, strcmp(argv[3], "repetitive") == 0);
 	ppf_model_params_init(&p, kind);
 	p.max_nodes = (uint64_t)files * 64 > PPF_MAX_NODES ? PPF_MAX_NODES : files * 64;
 	m = ppf_model_create(&p, &err);
-	if (!m)
-		return 1;
+	if (!m) {
+		fprintf(stderr, "ppf-bench: cannot create the model: %s\n", strerror(-err));
+		return PPF_EXIT_FAIL;
+	}
 	for (i = 0; i < n; i++)
 		sink += ppf_model_event(m, 0, 0, ev[i], out, PPF_MAX_PREDICTIONS);
 	printf("%s %s %u files, %zu events, %llu predictions\n", argv[2], argv[3],
@@ -106,9 +168,26 @@ int main(int argc, char **argv)
 	size_t s, k, pass, i;
 	int rep;
 
+	ppf_cli_quiet_pipe();
+	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		usage(stdout);
+		return PPF_EXIT_OK;
+	}
+	if (argc > 1 && (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version"))) {
+		ppf_cli_version("ppf-bench");
+		return PPF_EXIT_OK;
+	}
 	if (argc > 1 && strcmp(argv[1], "one") == 0)
 		return run_one(argc, argv);
-	max_files = argc > 1 ? (uint32_t)atoi(argv[1]) : 1000000;
+	if (argc > 1 && argv[1][0] == '-') {
+		fprintf(stderr, "ppf-bench: unknown option %s (see ppf-bench --help)\n", argv[1]);
+		return PPF_EXIT_USAGE;
+	}
+	if (argc > 2) {
+		fprintf(stderr, "ppf-bench: too many arguments (see ppf-bench --help)\n");
+		return PPF_EXIT_USAGE;
+	}
+	max_files = argc > 1 ? (uint32_t)bench_num("MAX_FILES", argv[1], 1000, 1000000) : 1000000;
 
 	printf("# ppf-bench: ns/event over the 3rd pass of a stream of max(1M, 3 x files) events\n");
 	printf("%-15s %-10s %8s %10s %10s %8s %12s %10s\n", "model", "stream",
@@ -121,7 +200,7 @@ int main(int argc, char **argv)
 
 		if (files > max_files)
 			break;
-		ev = malloc(n * sizeof(*ev));
+		ev = bench_alloc(n * sizeof(*ev));
 		for (rep = 0; rep < 2; rep++) {
 			make_stream(ev, n, files, rep);
 			for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
@@ -137,7 +216,8 @@ int main(int argc, char **argv)
 					      PPF_MAX_NODES : files * 64;
 				m = ppf_model_create(&p, &err);
 				if (!m) {
-					fprintf(stderr, "create: %d\n", err);
+					fprintf(stderr, "ppf-bench: cannot create the model: %s\n",
+						strerror(-err));
 					return 1;
 				}
 				for (pass = 0; pass < 3; pass++) {

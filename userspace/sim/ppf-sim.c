@@ -21,7 +21,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "../../models/ppf_model.h"
+#include "../include/ppf_cli.h"
 #include "../trace-replay/trace.h"
 #include "event_stream.h"
 #include "path_ids.h"
@@ -330,8 +332,14 @@ static void usage(FILE *f)
 		"      --sizes LIST          sweep partition sizes (4,8,16,32,64)\n"
 		"      --orders LIST         sweep PCM orders (1,2,3,4); EPCM uses\n"
 		"                            80%% of each partition size\n"
-		"  -j, --json FILE           also write the results as JSON\n"
-		"  -h, --help\n", PPF_MAX_PREDICTIONS);
+		"  -j, --json FILE           also write the results as JSON (checked\n"
+		"                            writable before the run; -: JSON on\n"
+		"                            standard output, the table on standard error)\n"
+		"  -V, --version             print the version and exit\n"
+		"  -h, --help                print this help and exit\n\n"
+		"Exit status: 0 done; 1 a trace could not be read or scored, or an\n"
+		"output could not be written; 2 a bad command line.\n"
+		"See ppf-sim(1).\n", PPF_MAX_PREDICTIONS);
 }
 
 /* The command line, as parsed: the base configuration, the sweep, the files. */
@@ -376,11 +384,13 @@ static int parse_options(int argc, char **argv, struct sim_args *a,
 		{ "orders", required_argument, NULL, 'O' },
 		{ "json", required_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "m:p:o:t:n:P:w:r:c:T:i:sj:h", opts, NULL)) != -1) {
+	opterr = 0;	/* our own one-line message below */
+	while ((c = getopt_long(argc, argv, ":m:p:o:t:n:P:w:r:c:T:i:sj:hV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'm': o->model = optarg; break;
 		case 'p': o->ps = parse_num("--partition-size", optarg,
@@ -413,11 +423,24 @@ static int parse_options(int argc, char **argv, struct sim_args *a,
 		case 'O': a->norders = parse_list("--orders", optarg, a->orders, 16); break;
 		case 'j': a->json = optarg; break;
 		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		case 'V': ppf_cli_version("ppf-sim"); return 0;
+		case ':':
+			fprintf(stderr, "ppf-sim: %s needs a value (see ppf-sim --help)\n",
+				argv[optind - 1]);
+			return 2;
+		default:
+			if (optopt)
+				fprintf(stderr, "ppf-sim: unknown option -%c (see ppf-sim --help)\n",
+					optopt);
+			else
+				fprintf(stderr, "ppf-sim: unknown option %s (see ppf-sim --help)\n",
+					argv[optind - 1]);
+			return 2;
 		}
 	}
 	if (optind >= argc) {
-		usage(stderr);
+		fprintf(stderr, "ppf-sim: no TRACE given (usage: ppf-sim [OPTIONS] TRACE...; "
+			"see ppf-sim --help)\n");
 		return 2;
 	}
 	a->traces = argv + optind;
@@ -650,9 +673,11 @@ static int run_interleaved(const struct sim_args *a, struct ppf_path_ids *ids,
 }
 
 /* The rows as JSON; 0, or -1 after printing why. */
+static int json_fd = -1;	/* -j -: the real standard output */
+
 static int write_json(const char *path, const struct sim_row *rows, size_t nrows)
 {
-	FILE *jf = fopen(path, "w");
+	FILE *jf = json_fd >= 0 ? fdopen(json_fd, "w") : fopen(path, "w");
 
 	if (!jf) {
 		fprintf(stderr, "ppf-sim: %s: %s\n", path, strerror(errno));
@@ -669,6 +694,41 @@ static int write_json(const char *path, const struct sim_row *rows, size_t nrows
 	return 0;
 }
 
+/* Every input readable and the JSON writable before the run; 0, or the exit code. */
+static int check_files(const struct sim_args *a)
+{
+	for (size_t i = 0; i < a->ntraces + a->ntrain; i++) {
+		const char *p = i < a->ntraces ? a->traces[i] : a->train[i - a->ntraces];
+		struct stat st;
+
+		if (stat(p, &st) || access(p, R_OK)) {
+			fprintf(stderr, "ppf-sim: %s:0: cannot open: %s\n", p, strerror(errno));
+			return 1;
+		}
+		if (S_ISDIR(st.st_mode)) {
+			fprintf(stderr, "ppf-sim: %s:0: cannot open: %s\n", p, strerror(EISDIR));
+			return 1;
+		}
+	}
+	if (!a->json)
+		return 0;
+	if (strcmp(a->json, "-") == 0) {
+		/* JSON on standard output, the table on standard error */
+		fflush(stdout);
+		json_fd = dup(STDOUT_FILENO);
+		if (json_fd < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+			fprintf(stderr, "ppf-sim: --json -: %s\n", strerror(errno));
+			return 1;
+		}
+		return 0;
+	}
+	if (ppf_cli_writable(a->json)) {
+		fprintf(stderr, "ppf-sim: --json %s: cannot write: %s\n", a->json, strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct sim_training training;
@@ -679,8 +739,12 @@ int main(int argc, char **argv)
 	size_t ncfgs, nrows = 0;
 	int ret, failed = 0;
 
+	ppf_cli_quiet_pipe();
 	ret = parse_args(argc, argv, &a);
 	if (ret >= 0)
+		return ret;
+	ret = check_files(&a);
+	if (ret)
 		return ret;
 	cfgs = build_sweep(&a, &ncfgs);
 	rows = calloc(ncfgs * a.ntraces, sizeof(*rows));
