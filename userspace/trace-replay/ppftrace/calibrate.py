@@ -33,6 +33,8 @@ class Calibration(Overhead):
     n: int                 # traced stat calls seen
 
 
+MIN_CALLS, MAX_CALLS = 100, 10_000_000  # a median needs some; more is minutes
+
 _LOOP = "import os,sys\np=sys.argv[1]\nfor _ in range(int(sys.argv[2])): os.stat(p)\n"
 
 
@@ -57,14 +59,21 @@ def _untraced_per_call(path: str, n: int) -> Tuple[float, float]:
 
 
 def calibrate(n: int = 5000) -> Calibration:
-    """Returns dict(total, dur, gap, untraced_loop, traced_step, traced_dur, n)."""
+    """Returns dict(total, dur, gap, untraced_loop, traced_step, traced_dur, n).
+    Raises RuntimeError if the traced loop did not run or was not seen."""
+    if not MIN_CALLS <= n <= MAX_CALLS:
+        raise ValueError("calibration: %d stat calls, not in %d..%d" % (n, MIN_CALLS, MAX_CALLS))
     with tempfile.TemporaryDirectory(prefix="ppf-calib-") as d:
         target = os.path.join(d, "calib-target")
         open(target, "w").close()
         loop_ns, sys_ns = _untraced_per_call(target, n)
         prefix = os.path.join(d, "log")
-        subprocess.run(strace_run.strace_argv(prefix) + [sys.executable, "-c", _LOOP, target, str(n)],
-                       check=True, stdin=subprocess.DEVNULL)
+        res = subprocess.run(strace_run.strace_argv(prefix)
+                             + [sys.executable, "-c", _LOOP, target, str(n)],
+                             stdin=subprocess.DEVNULL)
+        if res.returncode != 0:
+            raise RuntimeError("calibration: the traced stat loop failed (exit %d)"
+                               % res.returncode)
         calls, _, _ = strace_log.read_logs(prefix)
     tb = target.encode()
     marks = [c for c in calls if c.name in ("newfstatat", "stat", "statx")

@@ -2,6 +2,7 @@
 import argparse
 import os
 import shlex
+import shutil
 import stat
 import subprocess
 import sys
@@ -10,7 +11,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Dict, Iterable, List, NamedTuple, Optional, Sequence, Set, Tuple, Union
 
-from . import calibrate, fdtrack, fmt, strace_log, strace_run
+from . import calibrate, cli, fdtrack, fmt, strace_log, strace_run
 from .calibrate import Overhead
 from .strace_log import Call
 
@@ -410,11 +411,49 @@ def _warn_early(early: List[EarlyAccess]) -> None:
               % (len(removed), os.fsdecode(removed[0])), file=sys.stderr)
 
 
-def record(args: argparse.Namespace) -> int:
+def command_status(rc: int) -> int:
+    """The command's exit status as a shell gives it (128+N: killed by signal N)."""
+    return 128 - rc if rc < 0 else rc
+
+
+def check_args(args: argparse.Namespace) -> None:
+    """Everything that can be wrong with the command line, before any work,
+    in one line: exit 2 for a malformed command line, 1 for what it names
+    that cannot be used (an output not writable, a missing --root, strace
+    missing), 127/126 for a COMMAND not found / not executable (as env(1))."""
     argv: List[str] = args.command
     if not argv:
-        sys.exit("ppf-trace record: no command given (use: -- COMMAND ARGS...)")
+        cli.usage_error("ppf-trace record: no command given (use: -- COMMAND ARGS...)")
+    why = cli.unwritable(args.output)
+    if why:
+        cli.fail("ppf-trace record: -o %s: cannot write: %s" % (args.output, why))
+    if args.root is not None and not os.path.isdir(args.root):
+        cli.fail("ppf-trace record: --root %s: %s" % (
+            args.root, "not a directory" if os.path.exists(args.root) else "no such directory"))
+    if args.keep_raw is not None:
+        d = args.keep_raw
+        if os.path.exists(d) and not os.path.isdir(d):
+            cli.fail("ppf-trace record: --keep-raw %s: not a directory" % d)
+        probe = os.path.join(d, "x") if os.path.isdir(d) else d
+        why = cli.unwritable(probe)
+        if why:
+            cli.fail("ppf-trace record: --keep-raw %s: cannot write: %s" % (d, why))
+    if args.name is not None and not args.name:
+        cli.usage_error("ppf-trace record: --name: empty")
     strace_run.strace_path()
+    cmd = argv[0]
+    found = shutil.which(cmd) if "/" not in cmd else cmd
+    if found is None or not os.path.exists(found):
+        print("ppf-trace record: %s: command not found" % cmd, file=sys.stderr)
+        sys.exit(127)
+    if os.path.isdir(found) or not os.access(found, os.X_OK):
+        print("ppf-trace record: %s: not executable" % cmd, file=sys.stderr)
+        sys.exit(126)
+
+
+def record(args: argparse.Namespace) -> int:
+    check_args(args)
+    argv: List[str] = args.command
     root = os.path.realpath(os.fsencode(args.root or os.getcwd()))
     name = args.name or os.path.basename(argv[0])
     meta: List[Tuple[str, object]] = [("name", name), ("command", shlex.join(argv)), ("root", root),
@@ -437,11 +476,15 @@ def record(args: argparse.Namespace) -> int:
 
     cal: Overhead = {"total": 0, "dur": 0, "gap": 0}
     if not args.no_calibrate:
-        cal = calibrate.calibrate(args.calib_calls)
+        try:
+            cal = calibrate.calibrate(args.calib_calls)
+        except (RuntimeError, ValueError, OSError) as e:
+            cli.fail("ppf-trace record: %s (--no-calibrate records without it)" % e)
         print("ppf-trace: strace overhead %d ns/call (%d in duration, %d in gap)" % (
             cal["total"], cal["dur"], cal["gap"]), file=sys.stderr)
 
     rc, run_start, (calls, first, last) = _run_traced(argv, args.keep_raw)
+    rc = command_status(rc)
     if rc != 0:
         print("ppf-trace: warning: command exited with %d" % rc, file=sys.stderr)
 
@@ -471,7 +514,10 @@ def record(args: argparse.Namespace) -> int:
              ("inherited_fd_calls", tracker.inherited_calls),
              ("dropped_events", sum(ndropped.values())),
              ("dropped_events_reason", reason)]
-    fmt.write_trace(args.output, meta, ft.table, events)
+    try:
+        fmt.write_trace(args.output, meta, ft.table, events)
+    except OSError as e:
+        cli.fail("ppf-trace record: cannot write %s: %s" % (args.output, e.strerror or e))
     print("ppf-trace: wrote %s: %d events, %d files, %d traced syscalls" % (
         args.output, len(events), len(ft.table), len(calls)), file=sys.stderr)
-    return 0 if rc == 0 else 1
+    return rc
