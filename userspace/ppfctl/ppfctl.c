@@ -9,15 +9,17 @@
  *   ppfctl set NAME VALUE                 the kernel validates; its error
  *                                         (EINVAL) is passed through
  *   ppfctl reset                          forget the model, zero counters
- *   ppfctl watch [-i SECONDS] [-n COUNT] [--json]   a line a sample,
- *                                         like vmstat 1
+ *   ppfctl watch [-i SECONDS] [-n COUNT] [-t] [--json]   a line a
+ *                                         sample, like vmstat 1 (-t: a
+ *                                         timestamp, like vmstat -t)
  *   ppfctl save FILE | load FILE          what was learnt, by file handle:
  *                                         this machine, across reboots
  *   ppfctl export FILE | import FILE      the same by path: another machine
  *                                         with the same tree
  *
  * Exit status: 0 done, 1 the kernel refused or ppf is not loaded,
- * 2 a bad command line.  Every read and write goes to the kernel's own
+ * 2 a bad command line.  ppfctl --help says all of it; ppfctl(8) is made
+ * from the same text (docs/man/ppfctl.8.md).  Every read and write goes to the kernel's own
  * files (/proc/predictive_prefetch, /proc/sys/vm/predictive_prefetch/),
  * so ppfctl works with any module version that keeps those names.
  */
@@ -28,6 +30,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "../include/ppf_cli.h"
 #include "counters.h"
 #include "report.h"
 #include "state.h"
@@ -38,21 +41,69 @@ static const char *const ppf_usage =
 	"       ppfctl enable | disable | reset\n"
 	"       ppfctl get [NAME] [--json]\n"
 	"       ppfctl set NAME VALUE\n"
-	"       ppfctl watch [-i SECONDS] [-n COUNT] [--json]\n"
-	"       ppfctl save | load | export | import FILE\n";
+	"       ppfctl watch [-i SECONDS] [-n COUNT] [-t] [--json]\n"
+	"       ppfctl save | load | export | import FILE\n"
+	"       ppfctl --help | --version\n";
+
+static const char *const ppf_help =
+	"\n"
+	"Say what predictive prefetching (the predictive_prefetch module) is doing,\n"
+	"and tune it.\n"
+	"\n"
+	"commands:\n"
+	"  status         on or off, the model, memory, events, prefetches used and\n"
+	"                 wasted; rates over -i SECONDS (default 1; 0: no rates)\n"
+	"  enable         start prefetching (vm.predictive_prefetch.enabled = 1)\n"
+	"  disable        stop it (what was learnt is kept)\n"
+	"  reset          forget what was learnt, zero the counters\n"
+	"  get [NAME]     one tunable, or all of them (sysctl's form)\n"
+	"  set NAME VALUE set a tunable; the kernel checks the value and its error\n"
+	"                 is passed through\n"
+	"  watch          a line of rates every -i SECONDS (default 1), -n COUNT\n"
+	"                 lines (default: until interrupted), the header again every\n"
+	"                 20 lines, like vmstat 1\n"
+	"  save FILE      what was learnt, by file handle (this machine, across reboots)\n"
+	"  load FILE      load it back\n"
+	"  export FILE    what was learnt, by path (another machine, the same tree)\n"
+	"  import FILE    load an export\n"
+	"\n"
+	"options:\n"
+	"  --json         status, get, watch: JSON (watch: one object a line)\n"
+	"  -i SECONDS     interval, 0..86400 (watch: above 0)\n"
+	"  -n COUNT       watch: lines to print, 0 = until interrupted\n"
+	"  -t             watch: a timestamp on each line (like vmstat -t)\n"
+	"  -h, --help     this help\n"
+	"  -V, --version  the version\n"
+	"\n"
+	"exit status:\n"
+	"  0  done\n"
+	"  1  the kernel refused, ppf is not loaded, or a FILE cannot be used\n"
+	"  2  a bad command line (one line names what is wrong)\n"
+	"\n"
+	"files: /proc/predictive_prefetch, /proc/sys/vm/predictive_prefetch/.\n"
+	"See ppfctl(8) and /usr/share/doc/predictive-prefetch-dkms/admin-guide.md.\n";
 
 struct ppf_opts {
 	bool json;
+	bool timestamps;	/* watch -t */
 	double interval;	/* seconds between samples */
 	long count;		/* watch: samples to print, 0 = forever */
 	int nargs;
 	char *args[4];
 };
 
+/* A bad command line: one line naming what is wrong, exit 2. */
 static int ppf_bad_usage(const char *why)
 {
-	fprintf(stderr, "ppfctl: %s\n%s", why, ppf_usage);
-	return 2;
+	fprintf(stderr, "ppfctl: %s (see ppfctl --help)\n", why);
+	return PPF_EXIT_USAGE;
+}
+
+/* A bad option value: one line naming the option and the value. */
+static int ppf_bad_value(const char *opt, const char *value, const char *want)
+{
+	fprintf(stderr, "ppfctl: %s %s: %s (see ppfctl --help)\n", opt, value, want);
+	return PPF_EXIT_USAGE;
 }
 
 static int ppf_read(struct ppf_counters *cs)
@@ -95,8 +146,12 @@ static int ppf_cmd_status(const struct ppf_opts *o)
 	int err;
 
 	err = ppf_read(&before);
-	if (err)
+	if (err) {
+		/* --json still says it, in JSON: "loaded" is what it finds */
+		if (o->json && access(PPF_PROC_STATS, F_OK))
+			printf("{\"loaded\": false, \"enabled\": false}\n");
 		return err;
+	}
 	now = before;
 	if (o->interval > 0) {
 		t0 = ppf_now();
@@ -120,7 +175,7 @@ static int ppf_cmd_watch(const struct ppf_opts *o)
 	int err;
 
 	if (o->interval <= 0)
-		return ppf_bad_usage("watch needs an interval above 0");
+		return ppf_bad_usage("watch: -i needs an interval above 0 seconds");
 	err = ppf_read(before);
 	if (err)
 		return err;
@@ -128,15 +183,24 @@ static int ppf_cmd_watch(const struct ppf_opts *o)
 	for (i = 0; !o->count || i < o->count; i++) {
 		struct ppf_sample s;
 
+		char stamp[32] = "";
+
 		if (!o->json && i % 20 == 0)
-			ppf_report_watch_header(stdout);
+			ppf_report_watch_header(stdout, o->timestamps);
 		ppf_sleep(o->interval);
 		err = ppf_read(now);
 		if (err)
 			return err;
 		t1 = ppf_now();
+		if (o->timestamps) {
+			time_t t = time(NULL);
+			struct tm tm;
+
+			if (localtime_r(&t, &tm))
+				strftime(stamp, sizeof(stamp), "%Y-%m-%d %H:%M:%S", &tm);
+		}
 		s = (struct ppf_sample){ before, now, t1 - t0 };
-		ppf_report_watch_line(stdout, &s, o->json);
+		ppf_report_watch_line(stdout, &s, o->json, o->timestamps ? stamp : NULL);
 		tmp = before;
 		before = now;
 		now = tmp;
@@ -211,22 +275,38 @@ static int ppf_parse(int argc, char **argv, struct ppf_opts *o)
 
 		if (!strcmp(a, "--json")) {
 			o->json = true;
+		} else if (!strcmp(a, "-t")) {
+			o->timestamps = true;
 		} else if (!strcmp(a, "-i") || !strcmp(a, "-n")) {
-			if (i + 1 >= argc)
-				return ppf_bad_usage("an option needs a value");
+			const char *v;
+
+			if (i + 1 >= argc) {
+				fprintf(stderr, "ppfctl: %s needs a value (see ppfctl --help)\n", a);
+				return PPF_EXIT_USAGE;
+			}
+			v = argv[++i];
 			errno = 0;
-			if (a[1] == 'i')
-				o->interval = strtod(argv[++i], &end);
-			else
-				o->count = strtol(argv[++i], &end, 10);
-			if (errno || *end || end == argv[i] || o->interval < 0 ||
-			    o->interval > 86400 || o->count < 0)
-				return ppf_bad_usage("a bad number");
+			if (a[1] == 'i') {
+				o->interval = strtod(v, &end);
+				if (errno || *end || end == v || !(o->interval >= 0) ||
+				    o->interval > 86400)
+					return ppf_bad_value(a, v, "not a number of seconds "
+							     "in 0..86400");
+			} else {
+				o->count = strtol(v, &end, 10);
+				if (errno || *end || end == v || o->count < 0)
+					return ppf_bad_value(a, v, "not a count (0 or more)");
+			}
 		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			fputs(ppf_usage, stdout);
-			exit(0);
+			fputs(ppf_help, stdout);
+			exit(PPF_EXIT_OK);
+		} else if (!strcmp(a, "-V") || !strcmp(a, "--version")) {
+			ppf_cli_version("ppfctl");
+			exit(PPF_EXIT_OK);
 		} else if (a[0] == '-' && a[1] && o->nargs == 0) {
-			return ppf_bad_usage("unknown option");
+			fprintf(stderr, "ppfctl: unknown option %s (see ppfctl --help)\n", a);
+			return PPF_EXIT_USAGE;
 		} else if (o->nargs < 4) {
 			o->args[o->nargs++] = argv[i];
 		} else {
@@ -236,12 +316,34 @@ static int ppf_parse(int argc, char **argv, struct ppf_opts *o)
 	return o->nargs ? 0 : ppf_bad_usage("no command");
 }
 
+/* A command that is not one, or one with the wrong arguments: one line, then the usage. */
+static int ppf_bad_command(const struct ppf_opts *o)
+{
+	static const char *const cmds[] = {
+		"status", "watch", "get", "set", "enable", "disable", "reset",
+		"save", "load", "export", "import",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (!strcmp(o->args[0], cmds[i]))
+			break;
+	if (i == sizeof(cmds) / sizeof(cmds[0]))
+		fprintf(stderr, "ppfctl: unknown command '%s'\n", o->args[0]);
+	else
+		fprintf(stderr, "ppfctl: %s: wrong number of arguments (%d)\n", o->args[0],
+			o->nargs - 1);
+	fputs(ppf_usage, stderr);
+	return PPF_EXIT_USAGE;
+}
+
 int main(int argc, char **argv)
 {
 	struct ppf_opts o = { .interval = 1 };
 	const char *cmd;
 	int err;
 
+	ppf_cli_quiet_pipe();
 	err = ppf_parse(argc, argv, &o);
 	if (err)
 		return err;
@@ -268,5 +370,5 @@ int main(int argc, char **argv)
 		return ppf_cmd_export(o.args[1]);
 	if (!strcmp(cmd, "import") && o.nargs == 2)
 		return ppf_cmd_import(o.args[1]);
-	return ppf_bad_usage("unknown command or wrong number of arguments");
+	return ppf_bad_command(&o);
 }

@@ -293,16 +293,19 @@ static double ppf_column_value(const struct ppf_column *col,
 	return ppf_rate_prefix(s, col->prefix);
 }
 
-void ppf_report_watch_header(FILE *out)
+void ppf_report_watch_header(FILE *out, bool timestamps)
 {
 	size_t i;
 
 	for (i = 0; i < PPF_NCOLUMNS; i++)
 		fprintf(out, "%10s", ppf_columns[i].title);
+	if (timestamps)
+		fprintf(out, " %-19s", "time");
 	fputc('\n', out);
 }
 
-void ppf_report_watch_line(FILE *out, const struct ppf_sample *s, bool json)
+void ppf_report_watch_line(FILE *out, const struct ppf_sample *s, bool json,
+			   const char *stamp)
 {
 	size_t i;
 
@@ -311,10 +314,14 @@ void ppf_report_watch_line(FILE *out, const struct ppf_sample *s, bool json)
 		for (i = 0; i < PPF_NCOLUMNS; i++)
 			fprintf(out, ", \"%s\": %.1f", ppf_columns[i].title,
 				ppf_column_value(&ppf_columns[i], s));
+		if (stamp)
+			fprintf(out, ", \"time\": \"%s\"", stamp);
 		fprintf(out, "}\n");
 	} else {
 		for (i = 0; i < PPF_NCOLUMNS; i++)
 			fprintf(out, "%10.0f", ppf_column_value(&ppf_columns[i], s));
+		if (stamp)
+			fprintf(out, " %s", stamp);
 		fputc('\n', out);
 	}
 	fflush(out);

@@ -24,8 +24,10 @@ double ppf_rate_prefix(const struct ppf_sample *s, const char *prefix);
 /* ppfctl status: every tunable and counter, explained. */
 void ppf_report_status(FILE *out, const struct ppf_sample *s, bool json);
 /* ppfctl watch: the header, then one line a sample. */
-void ppf_report_watch_header(FILE *out);
-void ppf_report_watch_line(FILE *out, const struct ppf_sample *s, bool json);
+void ppf_report_watch_header(FILE *out, bool timestamps);
+/* stamp: the -t timestamp, or NULL */
+void ppf_report_watch_line(FILE *out, const struct ppf_sample *s, bool json,
+			   const char *stamp);
 
 /*
  * The tunables in names[] (ppf_tunable_list()) with their values: a JSON
