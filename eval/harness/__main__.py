@@ -9,10 +9,47 @@ import argparse
 import json
 import sys
 import time
-from typing import List
+from typing import List, NoReturn
 
 from . import adhoc
 from .profiles import PROFILES
+
+
+class Parser(argparse.ArgumentParser):
+    """A bad command line in one line (not usage and error), exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        print(f"{self.prog}: {message} (see {self.prog} --help)", file=sys.stderr)
+        sys.exit(2)
+
+
+def jobs(s: str) -> int:
+    """-j: VMs at a time, 1..64."""
+    try:
+        n = int(s)
+    except ValueError:
+        n = 0
+    if not 1 <= n <= 64:
+        raise argparse.ArgumentTypeError(f"{s}: not a number of VMs in 1..64")
+    return n
+
+
+def check_args(ap: argparse.ArgumentParser, a: argparse.Namespace) -> None:
+    """What calibrate and realcheck name, checked before anything is installed."""
+    if a.cmd == "calibrate":
+        unknown = [n for n in a.profiles if n not in PROFILES]
+        if unknown:
+            ap.error(f"calibrate: unknown profile {', '.join(unknown)} "
+                     f"(profiles: {', '.join(PROFILES)})")
+        if not 0 <= a.icount_shift <= 10:
+            ap.error(f"calibrate: --icount-shift {a.icount_shift}: not in 0..10")
+    if a.cmd == "realcheck":
+        from .realcheck import REAL_TREES
+        if a.workload not in REAL_TREES:
+            ap.error(f"realcheck: no real-tree recipe for workload {a.workload!r} "
+                     f"(have: {', '.join(REAL_TREES)})")
+        if a.profile not in PROFILES:
+            ap.error(f"realcheck: unknown profile {a.profile} ({', '.join(PROFILES)})")
 
 
 def check_run(ap: argparse.ArgumentParser, a: argparse.Namespace) -> None:
@@ -38,14 +75,16 @@ def show_workloads(names: List[str]) -> int:
 
 
 def parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="python3 -m eval.harness",
-                                 description="ppf's deterministic evaluation in a test VM")
-    sub = ap.add_subparsers(dest="cmd", required=True)
+    ap = Parser(prog="python3 -m eval.harness",
+                description="ppf's deterministic evaluation in a test VM",
+                epilog="exit status: 0 done, 1 a failure (a run, a build, a missing file), "
+                       "2 a bad command line")
+    sub = ap.add_subparsers(dest="cmd", required=True, parser_class=Parser)
     r = sub.add_parser("run", help="run experiments (eval/experiments/NAME.json), "
                                    "or any trace (--trace)")
     r.add_argument("experiments", nargs="*")
     r.add_argument("--only", action="append", help="only these configurations")
-    r.add_argument("-j", "--jobs", type=int, default=2, help="VMs at a time (default 2)")
+    r.add_argument("-j", "--jobs", type=jobs, default=2, help="VMs at a time (default 2)")
     r.add_argument("--wall-clock", action="store_true",
                    help="no -icount: wall-clock timing (real hardware, KVM)")
     r.add_argument("--report", action="store_true", help="report afterwards")
@@ -60,9 +99,9 @@ def parser() -> argparse.ArgumentParser:
     c.add_argument("--icount-shift", type=int, default=2,
                    help="guest clock: 2^N ns per instruction (default 2, the experiments')")
     d = sub.add_parser("demo", help="GNU ld cold: no prefetching vs EPCM")
-    d.add_argument("-j", "--jobs", type=int, default=2)
+    d.add_argument("-j", "--jobs", type=jobs, default=2)
     t = sub.add_parser("selftest", help="short deterministic evaluation (make test)")
-    t.add_argument("-j", "--jobs", type=int, default=2, help="VMs at a time (default 2)")
+    t.add_argument("-j", "--jobs", type=jobs, default=2, help="VMs at a time (default 2)")
     w = sub.add_parser("workloads", help="the workloads found in eval/workloads (or trace "
                                          "files) and what their VMs get, derived from the trace")
     w.add_argument("names", nargs="*", help="workload names or trace files (default: all)")
@@ -85,6 +124,7 @@ def main(argv: List[str]) -> int:
     a = ap.parse_args(argv)
     if a.cmd == "run":
         check_run(ap, a)
+    check_args(ap, a)
 
     if a.cmd == "workloads":
         return show_workloads(a.names)
@@ -102,6 +142,11 @@ def main(argv: List[str]) -> int:
     if a.cmd == "demo":
         from . import demo
         return demo.main(a.jobs)
+    if a.cmd == "run":  # experiments and traces read before anything is installed
+        from . import runner
+        exps = [runner.load_experiment(e) for e in a.experiments]
+        if a.trace:
+            exps.append(runner.from_spec(adhoc.spec(a), adhoc.name(a), f"--trace {a.trace}"))
     build.ensure_packages(["fio"] if a.cmd == "calibrate" else
                           ["glimpse"] if a.cmd == "realcheck" else [])
     if a.cmd == "realcheck":
@@ -111,11 +156,6 @@ def main(argv: List[str]) -> int:
     from . import runner
     if a.cmd == "calibrate":
         from . import calibrate
-        from .profiles import PROFILES
-        unknown = [n for n in a.profiles if n not in PROFILES]
-        if unknown:
-            raise SystemExit(f"harness: unknown profile {', '.join(unknown)} "
-                             f"(profiles: {', '.join(PROFILES)})")
         b = build.Built(fio=True)
         results = [calibrate.calibrate(b, PROFILES[n], a.icount_shift)
                    for n in a.profiles or PROFILES]
@@ -123,9 +163,6 @@ def main(argv: List[str]) -> int:
             print(json.dumps(res))
         print(calibrate.table(results))
         return 0
-    exps = [runner.load_experiment(e) for e in a.experiments]
-    if a.trace:
-        exps.append(runner.from_spec(adhoc.spec(a), adhoc.name(a), f"--trace {a.trace}"))
     b = build.Built()
     run = runner.Runner(b, wall_clock=a.wall_clock, jobs=a.jobs)
     for exp in exps:
