@@ -245,7 +245,7 @@ def test_sim_broken_pipe_is_quiet() -> None:
     (["1000", "2"], 2, r"^ppf-bench: too many arguments"),
 ])
 def test_bench_bad_arguments(args: List[str], status: int, pattern: str) -> None:
-    res = run([BENCH] + args)
+    res = run([BENCH, *args])
     refused(res, status, pattern)
     assert res.stdout == ""
 
@@ -270,7 +270,7 @@ def test_bench_one_runs() -> None:
     (["get", "a", "b", "c", "d"], 2, r"^ppfctl: too many arguments", 1),
 ])
 def test_ppfctl_bad_arguments(args: List[str], status: int, pattern: str, lines: int) -> None:
-    refused(run([PPFCTL] + args), status, pattern, lines)
+    refused(run([PPFCTL, *args]), status, pattern, lines)
 
 
 @pytest.mark.skipif(os.path.exists("/proc/predictive_prefetch"), reason="ppf is loaded here")
