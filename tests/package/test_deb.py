@@ -5,16 +5,22 @@ scripts/build-deb.sh builds predictive-prefetch-dkms; this installs it with
 apt-get (which brings dkms) on a machine that has the headers of Debian's
 newest 6.1 and 6.12 kernels (installed first if missing, as the kernel
 tests do), checks that DKMS built the module for each of them and that
-ppfctl and the documentation are in place, then removes the package and
-checks that nothing of it is left: no module in either kernel, no sources,
-no DKMS entry, no ppfctl.  The module is not loaded: the host's kernel is
-not one of them (the kernel tests load it, in QEMU).  Needs root.  Prints
+ppfctl, its manual page (`man ppfctl`), its bash completion and the
+documentation are in place, that the units are enabled as debhelper would
+enable them and that DKMS signed the module (the key Secure Boot needs
+enrolled), then purges the package and checks that nothing of it is left:
+no module in either kernel, no sources, no DKMS entry, no ppfctl, no saved
+state.  Before installing, lintian (installed if missing) must report no
+error and no warning on the package, and its Depends must name the libc6
+version ppfctl needs.  The module is not loaded: the host's kernel is not
+one of them (the kernel tests load it, in QEMU).  Needs root.  Prints
 "ok"/"FAIL" lines and a closing "N passed, N failed".
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -58,6 +64,49 @@ def modules_of(abi: str) -> List[Path]:
     return sorted(Path("/lib/modules", abi).glob("updates/dkms/predictive_prefetch.ko*"))
 
 
+def check_before_install(c: Checks, deb: Path) -> None:
+    """lintian: no error, no warning (no override either: the package ships
+    none); Depends: libc6 with the version ppfctl needs."""
+    res = run([str(TOP / "scripts" / "install-deps.sh"), "--packages", "lintian"])
+    if res.returncode != 0:
+        c.check("lintian: installed", False, res.stdout[-1000:])
+        return
+    res = run(["lintian", "--fail-on", "none", "-I", str(deb)])
+    tags = [line for line in res.stdout.splitlines() if line[:2] in ("E:", "W:")]
+    c.check("lintian: no error and no warning", res.returncode == 0 and not tags,
+            "\n".join(tags) or res.stdout[-1000:])
+    fields = run(["dpkg-deb", "-f", str(deb), "Depends"]).stdout
+    c.check("control: Depends names the libc6 version ppfctl needs",
+            re.search(r"\blibc6 \(>= [0-9.]+\)", fields) is not None, fields)
+
+
+def check_installed(c: Checks, kernels: List[debian.DebianKernel]) -> None:
+    """ppfctl's man page and completion, its version; the units enabled as
+    deb-systemd-helper enables them; the module signed by DKMS's key."""
+    res = run(["man", "-P", "cat", "ppfctl"])
+    c.check("install: man ppfctl works", res.returncode == 0
+            and "ppfctl - say what predictive prefetching is doing" in res.stdout
+            and "EXIT STATUS" in res.stdout, res.stdout[-1000:])
+    c.check("install: bash completion for ppfctl",
+            Path("/usr/share/bash-completion/completions/ppfctl").is_file())
+    version = (TOP / "VERSION").read_text().strip()
+    res = run(["/usr/sbin/ppfctl", "--version"])
+    c.check("install: ppfctl --version is VERSION", res.stdout == f"ppfctl (ppf) {version}\n",
+            res.stdout)
+    for unit in ("predictive-prefetch-state.service", "predictive-prefetch-save.timer"):
+        res = run(["deb-systemd-helper", "--quiet", "is-enabled", unit])
+        c.check(f"install: {unit} enabled (deb-systemd-helper)", res.returncode == 0,
+                res.stdout)
+    mok = Path("/var/lib/dkms/mok.pub")
+    for k in kernels:
+        mods = modules_of(k.abi)
+        if not mods:
+            continue
+        signer = run(["modinfo", "-F", "signer", str(mods[0])]).stdout.strip()
+        c.check(f"install: DKMS signed the module for {k.abi} with its key ({mok}, for "
+                f"Secure Boot)", mok.is_file() and bool(signer), f"signer {signer!r}")
+
+
 def main() -> int:
     if os.geteuid() != 0:
         print("test_deb: needs root (it installs and removes a package)", file=sys.stderr)
@@ -76,6 +125,7 @@ def main() -> int:
         if c.failed:
             print(f"{c.passed} passed, {c.failed} failed")
             return 1
+        check_before_install(c, deb)
         res = run(["apt-get", "install", "-y", "-q", "--no-install-recommends", str(deb)])
         print(res.stdout[-3000:], flush=True)
         c.check("install: apt-get installs it with dkms", res.returncode == 0)
@@ -120,7 +170,11 @@ def main() -> int:
             c.check("install: the admin guide and the sysctl.d example",
                     (doc / "admin-guide.md").is_file()
                     and (doc / "examples" / "60-predictive-prefetch.conf").is_file())
+            check_installed(c, kernels)
         finally:
+            # what the state service saves, for purge to remove
+            Path("/var/lib/predictive-prefetch").mkdir(exist_ok=True)
+            Path("/var/lib/predictive-prefetch/state").write_bytes(b"PPFSTATE")
             res = run(["apt-get", "purge", "-y", "-q", PACKAGE])
             print(res.stdout[-2000:], flush=True)
         c.check("remove: apt-get removes it", res.returncode == 0)
@@ -133,6 +187,12 @@ def main() -> int:
                 not Path("/usr/src", f"{DKMS_NAME}-{version}").exists()
                 and not Path("/usr/sbin/ppfctl").exists()
                 and not any(Path("/usr/lib/systemd/system", u).exists() for u in UNITS))
+        c.check("purge: the saved state is gone (/var/lib/predictive-prefetch)",
+                not Path("/var/lib/predictive-prefetch").exists())
+        etc = Path("/etc/systemd/system")
+        left = [str(p) for p in etc.rglob("*") if p.name in UNITS] if etc.is_dir() else []
+        c.check("purge: no unit left enabled or masked in /etc/systemd/system", not left,
+                str(left))
     print(f"{c.passed} passed, {c.failed} failed")
     return 0 if c.failed == 0 else 1
 
