@@ -79,6 +79,7 @@ sim-demo: deps $(BUILD)/ppf-sim
 	$(BUILD)/ppf-sim --sweep --passes $(PASSES) --json $(BUILD)/demo.json eval/workloads/gnuld/gnuld.trace.gz
 	@echo "(precision: predictions opened within 16 events; coverage: opens predicted before they happened;"
 	@echo " lead: how far ahead the first prediction came. JSON: $(BUILD)/demo.json)"
+	@python3 scripts/sim-conclusion.py $(BUILD)/demo.json
 
 sweep: deps $(BUILD)/ppf-sim
 	$(BUILD)/ppf-sim --sweep --passes $(PASSES) --json $(BUILD)/sweep.json $(TRACES)
