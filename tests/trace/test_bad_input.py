@@ -227,8 +227,16 @@ def test_sim_json_to_stdout(tmp_path: Path) -> None:
     assert not (tmp_path / "-").exists()
 
 
-def test_sim_broken_pipe_is_quiet() -> None:
-    quiet_on_closed_pipe([str(SIM), "-m", "last_successor", str(TRACE)])
+def test_sim_broken_pipe_is_quiet(tmp_path: Path) -> None:
+    """ppf-sim ... | head: quiet, and the JSON is still written."""
+    out = tmp_path / "r.json"
+    quiet_on_closed_pipe([str(SIM), "-m", "last_successor", "-j", str(out), str(TRACE)])
+    assert json.loads(out.read_text())["results"][0]["model"] == "last_successor"
+
+
+def test_bench_broken_pipe_is_quiet() -> None:
+    """ppf-bench | head stops after the first row, quietly (it went on for minutes)."""
+    quiet_on_closed_pipe([str(BENCH), "1000"])
 
 
 # ------------------------------------------------------------------ ppf-bench

@@ -236,8 +236,11 @@ int main(int argc, char **argv)
 				       (double)(t1 - t0) / n, st.nodes,
 				       st.nodes ? (double)st.bytes_in_use / st.nodes : 0,
 				       (double)st.bytes / p.max_nodes);
-				fflush(stdout);
 				ppf_model_destroy(m);
+				if (ppf_cli_stdout_gone()) {
+					free(ev);
+					return PPF_EXIT_OK;	/* | head: no reader left */
+				}
 				if (sink == 42)
 					putchar(' ');
 			}

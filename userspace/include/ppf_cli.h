@@ -33,16 +33,22 @@ static inline void ppf_cli_version(const char *prog)
 	printf("%s (ppf) %s\n", prog, PPF_VERSION);
 }
 
-static inline void ppf_cli_on_sigpipe(int sig)
-{
-	(void)sig;
-	_exit(PPF_EXIT_OK);
-}
-
-/* A reader that went away (head, less quit) ends the tool quietly. */
+/*
+ * A reader that went away (head, less quit) is not an error: SIGPIPE is
+ * ignored, so writes to it fail quietly (EPIPE) and the tool finishes its
+ * work (ppf-sim still writes its --json, ppf-replay its reports); a tool
+ * that would print forever checks ppf_cli_stdout_gone() and stops (exit 0).
+ */
 static inline void ppf_cli_quiet_pipe(void)
 {
-	signal(SIGPIPE, ppf_cli_on_sigpipe);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+/* Standard output cannot be written any more (its reader went away). */
+static inline int ppf_cli_stdout_gone(void)
+{
+	fflush(stdout);
+	return ferror(stdout);
 }
 
 /*

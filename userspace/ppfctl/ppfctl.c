@@ -201,6 +201,8 @@ static int ppf_cmd_watch(const struct ppf_opts *o)
 		}
 		s = (struct ppf_sample){ before, now, t1 - t0 };
 		ppf_report_watch_line(stdout, &s, o->json, o->timestamps ? stamp : NULL);
+		if (ppf_cli_stdout_gone())
+			return 0;	/* watch | head: the reader has what it wanted */
 		tmp = before;
 		before = now;
 		now = tmp;
