@@ -90,8 +90,25 @@ dd if=/dev/zero bs=4096 count=1 2>/dev/null | tr '\0' 'x' > $DIR/.bootlist-senti
 sync
 /ppf/nbcopy --align 2
 
+# ppf's counters around each measured run (cold-N, hot-N), the worker
+# drained first at the end (up to 2 s), so that a run's figures are its own
+# and not the warm-ups' too.
+stats_to() {
+    [ -r /proc/predictive_prefetch ] && cat /proc/predictive_prefetch > $OUT/$1
+}
+drained_stats_to() {
+    n=0
+    while [ -r /proc/predictive_prefetch ] && [ $n -lt 20 ] &&
+          [ "$(awk '$1 == "events_queued" { print $2 }' /proc/predictive_prefetch)" != 0 ]; do
+        sleep 0.1; n=$((n + 1))
+    done
+    stats_to $1
+}
+
 replay() {  # replay NAME TRACE [ppf-replay run options]
     name=$1; tr=$2; shift 2
+    measured=
+    case $name in cold-*|hot-*) measured=1 ;; esac
     $R build-tree $tr $DIR/t > /dev/null || { say "build-tree failed"; return 1; }
     t0=$(date +%s)
     bl=
@@ -99,9 +116,11 @@ replay() {  # replay NAME TRACE [ppf-replay run options]
         /ppf/bootlist --sentinel $DIR/.bootlist-sentinel /tmp/bootlist.txt 2> $OUT/$name.bootlist &
         bl=$!
     fi
+    [ -n "$measured" ] && stats_to $name.ppf-before.txt
     $R run --quiet ${SPIN_RATE:+--spin-rate=$SPIN_RATE} ${REPLAY_ARGS:-} --json $OUT/$name.json "$@" $tr $DIR/t
     rc=$?
     [ -n "$bl" ] && wait $bl
+    [ -n "$measured" ] && drained_stats_to $name.ppf-after.txt
     el=$(sed -n 's/.*"elapsed_ns": *\([0-9]*\).*/\1/p' $OUT/$name.json | head -1)
     io=$(sed -n 's/.*"io_latency_ns": *\([0-9]*\).*/\1/p' $OUT/$name.json | head -1)
     say "run $name rc=$rc elapsed_ns=$el io_latency_ns=$io"

@@ -22,7 +22,43 @@ def _mean(xs: List[float]) -> Optional[float]:
     return statistics.fmean(xs) if xs else None
 
 
-def summarize_config(d: Path, cache: str) -> Optional[Dict[str, Any]]:
+# ppf's counters kept per measured run: the difference across the run
+# (run-experiment.sh's NAME.ppf-before.txt and NAME.ppf-after.txt).
+RUN_COUNTERS = ("events_open", "events_exec", "events_read", "predictions",
+                "predictions_repeated", "decodes", "prefetch_issued", "pages_requested",
+                "prefetch_useful", "prefetch_wasted", "worker_ns", "worker_model_ns",
+                "worker_cpu_ns")
+
+
+def _counters(p: Path) -> Dict[str, int]:
+    kv = (line.split() for line in p.read_text().splitlines())
+    return {f[0]: int(f[1]) for f in kv if len(f) == 2 and f[1].isdigit()}
+
+
+def run_counters(d: Path, cache: str, icount_shift: Optional[int]) -> Optional[Dict[str, float]]:
+    """ppf's counters over the measured runs alone, the mean of each run's
+    difference; with the guest at a fixed instruction rate (icount), the
+    worker's instructions per open or exec (its CPU time over the time of
+    one instruction, 2^shift ns).  None where no run has both snapshots."""
+    per_run = []
+    for before in sorted(d.glob(f"{cache}-*.ppf-before.txt")):
+        after = before.with_name(before.name.replace(".ppf-before.", ".ppf-after."))
+        if not after.exists():
+            continue
+        b, a = _counters(before), _counters(after)
+        per_run.append({k: a[k] - b[k] for k in RUN_COUNTERS if k in a and k in b})
+    if not per_run:
+        return None
+    out: Dict[str, float] = {k: statistics.fmean(r[k] for r in per_run)
+                             for k in RUN_COUNTERS if all(k in r for r in per_run)}
+    opens = out.get("events_open", 0) + out.get("events_exec", 0)
+    if icount_shift is not None and opens and "worker_cpu_ns" in out:
+        out["worker_insns_per_open"] = out["worker_cpu_ns"] / 2 ** icount_shift / opens
+    return out
+
+
+def summarize_config(d: Path, cache: str,
+                     icount_shift: Optional[int] = None) -> Optional[Dict[str, Any]]:
     runs = _runs(d, cache)
     if not runs:
         return None
@@ -53,6 +89,9 @@ def summarize_config(d: Path, cache: str) -> Optional[Dict[str, Any]]:
         s["ppf"] = {k: int(kv[k]) for k in ("prefetch_issued", "pages_requested",
                                           "prefetch_useful", "prefetch_wasted", "worker_ns")
                     if k in kv}
+    rc = run_counters(d, cache, icount_shift)
+    if rc is not None:
+        s["ppf_run"] = rc
     cg = cgroup(d)
     if cg:
         s["cgroup"] = cg
@@ -75,7 +114,8 @@ def summarize(name: str) -> Dict[str, Any]:
     root = RESULTS / exp.name
     rows: List[Dict[str, Any]] = []
     for c in exp.configs:
-        s = summarize_config(root / c.name, "hot" if c.cache == "hot" else "cold")
+        s = summarize_config(root / c.name, "hot" if c.cache == "hot" else "cold",
+                             exp.icount_shift)
         if s is None:
             continue
         rows.append({"config": c.name, "label": c.label, "model": c.model, "ps": c.ps,
@@ -164,6 +204,24 @@ def table(s: Dict[str, Any]) -> str:
     return "\n".join(out)
 
 
+def worker_table(s: Dict[str, Any]) -> str:
+    """ppf's worker over the measured runs alone (the mean of the runs)."""
+    rows = [r for r in s["rows"] if r.get("ppf_run") and r["config"] not in ("none", "hot")]
+    if not rows:
+        return "(no counters per measured run)"
+    out = ["| config | opens | predictions | repeated | decodes | prefetches | "
+           "worker CPU ms | instructions per open |", "|" + "---|" * 8]
+    for r in rows:
+        k = r["ppf_run"]
+        out.append("| " + " | ".join([
+            r["label"], cell(k.get("events_open", 0) + k.get("events_exec", 0), "{:.0f}"),
+            cell(k.get("predictions"), "{:.0f}"), cell(k.get("predictions_repeated"), "{:.0f}"),
+            cell(k.get("decodes"), "{:.0f}"), cell(k.get("prefetch_issued"), "{:.0f}"),
+            cell(k["worker_cpu_ns"] / 1e6 if "worker_cpu_ns" in k else None, "{:.1f}"),
+            cell(k.get("worker_insns_per_open"), "{:,.0f}")]) + " |")
+    return "\n".join(out)
+
+
 def det_table(s: Dict[str, Any]) -> str:
     if not s["determinism"]:
         return "(no configuration booted twice)"
@@ -195,6 +253,8 @@ def summary_rows(summaries: Path = SUMMARIES) -> List[Dict[str, Any]]:
             rows.append({"workload": s["workload"], "profile": s["profile"],
                          "config": r["config"], "cache": r["cache"],
                          **{k: r.get(k) for k in SUMMARY_KEYS},
+                         "worker_insns_per_open":
+                             (r.get("ppf_run") or {}).get("worker_insns_per_open"),
                          "experiment": s["experiment"]})
     return rows
 
@@ -220,6 +280,9 @@ def report(name: str, figures: bool = True) -> Dict[str, Any]:
     print("\ngap closed: (cold none - cold config) / (cold none - hot), the share of the "
           "hot cache's gain the configuration gets"
           + ("" if s["hot_run"] else " (no hot run in this experiment: not computed)"))
+    print("\nthe worker in the measured runs (CPU time at the guest's fixed instruction "
+          "rate, so instructions per open are CPU time / 2^icount_shift ns):\n")
+    print(worker_table(s))
     print("\ndeterminism (same configuration, two boots):\n")
     print(det_table(s))
     SUMMARIES.mkdir(parents=True, exist_ok=True)

@@ -27,6 +27,18 @@
  * together reaches the elevator together, where it is sorted and merged by
  * position instead of going to the disk one file at a time.
  *
+ * Waking the worker: an open wakes it at once if it was last woken
+ * PPF_WAKE_BATCH_NS ago or more, so the first open of a burst (a program
+ * starting) is acted on without delay.  Within that interval, an open
+ * waits for its end, and the worker takes every event that came meanwhile
+ * in one batch: woken at every open of a burst, it spent more on the
+ * switches to and from it than on the events (see "the worker's cost" in
+ * docs/results.md).  What the bound costs: an open in a burst is seen by
+ * the model at most PPF_WAKE_BATCH_NS later, so its predictions lose at
+ * most that much of their lead; an EPCM chain names files 16 opens ahead,
+ * and the first open of a burst loses nothing.  A ring half full wakes the
+ * worker at once.
+ *
  * While memory is too low for any prefetch to start (readahead.c), the
  * worker's only use is to learn, which can wait: the hooks queue events
  * without waking it, and it takes them PPF_LOWMEM_DELAY_MS after the first
@@ -40,6 +52,7 @@
  */
 #include <linux/blkdev.h>
 #include <linux/exportfs.h>
+#include <linux/hrtimer.h>
 #include <linux/ioprio.h>
 #include <linux/kthread.h>
 #include <linux/ktime.h>
@@ -53,6 +66,12 @@
 #define PPF_RING_SIZE	1024
 #define PPF_BATCH	32
 #define PPF_LOWMEM_DELAY_MS	50
+/*
+ * The worker is woken at most once in this long: an event that comes
+ * sooner after the last wake-up waits for the end of the interval, with
+ * those that follow it.  See "Waking the worker" above.
+ */
+#define PPF_WAKE_BATCH_NS	(500 * NSEC_PER_USEC)
 
 /*
  * The worker's lock: the model, the file table, readahead's records and
@@ -71,21 +90,54 @@ static void ppf_pace_fn(struct kthread_work *work);
 static DEFINE_KTHREAD_WORK(ppf_pace_work, ppf_pace_fn);
 /* Set by the worker after each batch: memory was too low to prefetch. */
 static bool ppf_memory_low;
+/* local_clock() at the last wake-up; the timer that wakes it after that. */
+static u64 ppf_woken_ns;
+static struct hrtimer ppf_wake_timer;
+static bool ppf_wake_stopped;
+
+static void ppf_wake(u64 now)
+{
+	WRITE_ONCE(ppf_woken_ns, now);
+	kthread_queue_work(ppf_worker, &ppf_work);
+}
+
+static enum hrtimer_restart ppf_wake_timer_fn(struct hrtimer *timer)
+{
+	ppf_wake(local_clock());
+	return HRTIMER_NORESTART;
+}
 
 static void ppf_queue(struct ppf_event *ev)
 {
+	u64 now, since;
+
 	if (!ppf_ring_push(ev)) {
 		ppf_event_release(ev);
 		ppf_stat_inc(dropped[PPF_DROP_RING_FULL]);
 		return;
 	}
+	/* A ring half full is taken at once, whatever else holds. */
+	if (ppf_ring_unfinished() >= PPF_RING_SIZE / 2) {
+		ppf_wake(local_clock());
+		return;
+	}
 	/* Does nothing while it is pending: one timer for the whole batch. */
-	if (READ_ONCE(ppf_memory_low) &&
-	    ppf_ring_unfinished() < PPF_RING_SIZE / 2)
+	if (READ_ONCE(ppf_memory_low)) {
 		kthread_queue_delayed_work(ppf_worker, &ppf_lowmem_work,
 					   msecs_to_jiffies(PPF_LOWMEM_DELAY_MS));
-	else
-		kthread_queue_work(ppf_worker, &ppf_work);
+		return;
+	}
+	now = local_clock();
+	since = now - READ_ONCE(ppf_woken_ns);
+	if (since >= PPF_WAKE_BATCH_NS) {
+		ppf_wake(now);
+		return;
+	}
+	/* Racy but harmless: two starts only set the same expiry twice. */
+	if (!READ_ONCE(ppf_wake_stopped) && !hrtimer_active(&ppf_wake_timer))
+		hrtimer_start(&ppf_wake_timer,
+			      ns_to_ktime(PPF_WAKE_BATCH_NS - since),
+			      HRTIMER_MODE_REL);
 }
 
 /*
@@ -576,6 +628,9 @@ int ppf_engine_init(void)
 	if (err)
 		goto out_model;
 	ppf_pacing_init();
+	hrtimer_init(&ppf_wake_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	ppf_wake_timer.function = ppf_wake_timer_fn;
+	WRITE_ONCE(ppf_wake_stopped, false);
 	ppf_worker = kthread_create_worker(0, "ppf_prefetch");
 	if (IS_ERR(ppf_worker)) {
 		err = PTR_ERR(ppf_worker);
@@ -603,6 +658,8 @@ void ppf_engine_exit(void)
 	/* The worker arms the pacing timer, whose callback queues work. */
 	ppf_pacing_stop();
 	/* No hook queues it now; what it would have taken is released below. */
+	WRITE_ONCE(ppf_wake_stopped, true);
+	hrtimer_cancel(&ppf_wake_timer);
 	kthread_cancel_delayed_work_sync(&ppf_lowmem_work);
 	kthread_flush_worker(ppf_worker);
 	ppf_pacing_stop();

@@ -22,6 +22,19 @@
  * was no better for Andrew and worse for a start-up that reads for most of
  * its time: the elevator sorts a deep queue of idle requests into sweeps.
  *
+ * EPCM names the same files event after event: when the open it expected
+ * comes, the chain after it is the chain before it less its first file,
+ * plus one more, each file expected at the same event as before.  A
+ * prediction that expects a file at the very event the standing one
+ * expects it (not reached yet, the file not opened since) adds nothing
+ * while what was done for the standing one holds: the file is planned,
+ * its readahead started, or it was found cached and no page has left the
+ * page cache of its bucket since.  ppf_plan() then returns at once
+ * (predictions_repeated): no plan lookup, no readahead decision, no
+ * decode.  A prediction for another event (sooner: it moves the file up
+ * the plan; later: the pattern began again, as a file opened twice in a
+ * row) is judged afresh, and so is every one after the file's open.
+ *
  * A planned file that is opened before its readahead started is dropped
  * from the plan: the task reads it itself.  One still planned long after it
  * was expected (PPF_PLAN_LATE events) was a wrong prediction and is dropped
@@ -124,6 +137,24 @@ static void ppf_plan_skipped(struct ppf_file *f, u32 id, enum ppf_skip_reason wh
 		ppf_files_forget(f);
 }
 
+/*
+ * Does a prediction of @f, expecting it at event @due, repeat the one
+ * standing (the same event, not reached yet: @due is after the current
+ * one), and does what was done for that one still hold (the file is in
+ * the plan, its readahead started, or it was found cached and still is)?
+ * If not, it becomes the one standing.
+ */
+static bool ppf_plan_repeated(struct ppf_file *f, u64 due)
+{
+	struct ppf_prefetch_state *st = &f->prefetch;
+
+	if (st->predicted_due == due &&
+	    (st->planned || st->pending_seq || ppf_prefetch_still_cached(f)))
+		return true;
+	st->predicted_due = due;
+	return false;
+}
+
 /**
  * ppf_plan() - plan the readahead of a predicted file
  * @id: the predicted file's id
@@ -142,6 +173,10 @@ void ppf_plan(u32 id, const struct cred *cred, u64 seq, u16 lead, bool deep)
 	int i;
 
 	lockdep_assert_held(&ppf_worker_mutex);
+	if (f && ppf_plan_repeated(f, p.due)) {
+		ppf_stat_inc(predictions_repeated);
+		return;
+	}
 	if (!f || !ppf_prefetch_wanted(f, seq, &why)) {
 		ppf_plan_skipped(f, id, why);
 		return;
@@ -182,6 +217,7 @@ void ppf_plan_opened(struct ppf_file *f)
 	int i;
 
 	lockdep_assert_held(&ppf_worker_mutex);
+	f->prefetch.predicted_due = 0;	/* the next prediction is news */
 	if (!f->prefetch.planned)
 		return;
 	i = ppf_plan_find(f->id);
@@ -201,10 +237,13 @@ void ppf_plan_opened(struct ppf_file *f)
 u64 ppf_pace(u64 seq)
 {
 	enum ppf_skip_reason why;
+	struct ppf_session ps;
 	struct ppf_plan *p;
 	struct ppf_file *f;
+	u64 again = PPF_PACE_NS;
 
 	lockdep_assert_held(&ppf_worker_mutex);
+	ppf_prefetch_begin(&ps);
 	while (ppf_nr_plans) {
 		p = &ppf_plans[0];
 		f = ppf_files_find_id(p->id);
@@ -217,7 +256,7 @@ u64 ppf_pace(u64 seq)
 			ppf_plan_remove(0);
 			continue;
 		}
-		if (ppf_prefetch(f, p->cred, seq, &p->next, &why)) {
+		if (ppf_prefetch(&ps, f, p->cred, seq, &p->next, &why)) {
 			if (p->deep)
 				ppf_lookahead_paid();
 			p->deep = false;	/* counted once, at its first chunk */
@@ -229,13 +268,17 @@ u64 ppf_pace(u64 seq)
 		}
 		if (why == PPF_SKIP_INFLIGHT) {
 			ppf_stat_inc(skipped[why]);
-			return PPF_PACE_NS;	/* no room now: the head goes first later */
+			goto out;	/* no room now: the head goes first later */
 		}
 		/* ppf_plan_skipped() may forget @f: take it off the plan first */
 		ppf_plan_remove(0);
 		ppf_plan_skipped(f, f->id, why);
 	}
-	return ppf_prefetch_busy() ? PPF_PACE_NS : 0;
+	if (!ppf_prefetch_busy())
+		again = 0;
+out:
+	ppf_prefetch_end(&ps);
+	return again;
 }
 
 /**

@@ -152,6 +152,10 @@ extern struct mutex ppf_config_mutex;
  * @payoff_untracked: devices beyond those payoff.c can judge
  * @lookups: predicted files looked up in their directory ahead of their
  *	open (metadata.c)
+ * @predictions_repeated: of @predictions, files predicted again for no
+ *	sooner than a prediction still ahead and not yet followed by their
+ *	open: nothing to do (pacing.c)
+ * @decodes: file handles decoded to start readahead (readahead.c)
  * @hook_open_ns: time spent in ppf_event_open(), if measured
  * @hook_read_ns: time spent in ppf_event_read(), if measured
  * @dropped: events not used, by &enum ppf_drop_reason
@@ -183,6 +187,8 @@ struct ppf_stats {
 	u64 payoff_no_verdict;
 	u64 payoff_untracked;
 	u64 lookups;
+	u64 predictions_repeated;
+	u64 decodes;
 	u64 hook_open_ns;
 	u64 hook_read_ns;
 	u64 dropped[PPF_DROP_NR];
@@ -294,6 +300,8 @@ void ppf_event_release(struct ppf_event *ev);
 
 /**
  * struct ppf_prefetch_state - readahead.c's record of one file
+ * @predicted_due: event number at which the latest prediction still
+ *	standing expects the file (0: none since its last open)
  * @pending_seq: event number of a prefetch not yet followed by an open
  * @cached_first: first page of the range last found all in the page cache
  * @cached_span: pages of that range, before the end of file (0: none found)
@@ -306,6 +314,7 @@ void ppf_event_release(struct ppf_event *ev);
  */
 struct ppf_prefetch_state {
 	bool planned;
+	u64 predicted_due;
 	u64 pending_seq;
 	pgoff_t cached_first;
 	u32 cached_span;
@@ -478,9 +487,46 @@ int ppf_engine_restore(struct ppf_restore_file *files, u32 nfiles,
 void ppf_prefetch_forget_all(void);
 void ppf_prefetch_forget_file(struct ppf_file *f);
 bool ppf_prefetch_wanted(struct ppf_file *f, u64 seq, enum ppf_skip_reason *why);
-bool ppf_prefetch(struct ppf_file *f, const struct cred *cred, u64 seq,
+/*
+ * Files one pacing pass keeps decoded: a large file's chunks alternate
+ * with the files expected between them (pacing.c), so a pass comes back
+ * to a file after a few others.
+ */
+#define PPF_SESSION_FILES	4
+
+/**
+ * struct ppf_held_file - a file a pacing pass has decoded (readahead.c)
+ * @sb: its file system, pinned; NULL for a free slot
+ * @dentry: the file, with a reference
+ * @id: its id
+ * @cred: the credentials it was checked against
+ */
+struct ppf_held_file {
+	struct super_block *sb;
+	struct dentry *dentry;
+	u32 id;
+	const struct cred *cred;
+};
+
+/**
+ * struct ppf_session - one pacing pass's state (readahead.c)
+ * @held: the files it decoded last
+ * @next: the slot of @held to reuse next
+ * @avail: pages the pass may still start before memory is too low
+ */
+struct ppf_session {
+	struct ppf_held_file held[PPF_SESSION_FILES];
+	unsigned int next;
+	long avail;
+};
+
+void ppf_prefetch_begin(struct ppf_session *ps);
+void ppf_prefetch_end(struct ppf_session *ps);
+bool ppf_prefetch(struct ppf_session *ps, struct ppf_file *f,
+		  const struct cred *cred, u64 seq,
 		  pgoff_t *next, enum ppf_skip_reason *why);
 bool ppf_prefetch_busy(void);
+bool ppf_prefetch_still_cached(struct ppf_file *f);
 bool ppf_prefetch_memory_low(void);
 unsigned long ppf_prefetch_inflight_kb(void);
 void ppf_prefetch_reap(u64 seq);

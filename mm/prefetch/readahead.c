@@ -14,9 +14,11 @@
  *
  * When the plan's head is due, ppf_prefetch() and ppf_prefetch_file():
  *
- * 3. skip it if the system is short of memory;
+ * 3. skip it if the system is short of memory (read once per pacing
+ *    pass, less each chunk started in it);
  * 4. pin its file system, and skip it if that is being unmounted;
- * 5. decode the file handle, and skip it if the file was deleted;
+ * 5. decode the file handle, and skip it if the file was deleted (once per
+ *    pass: the chunks of a file that a pass starts share the decode);
  * 6. skip it unless the task whose open led to the prediction may read it;
  *    if no cached path leads to it, look it up in its directory first
  *    (DOC: Metadata);
@@ -429,6 +431,27 @@ static bool ppf_known_cached(struct ppf_file *f)
 	       ppf_page_cache_removals(ppf_sb_dev(f->sb), f->ino);
 }
 
+/**
+ * ppf_prefetch_still_cached() - is a file found all cached known to still be?
+ * @f: the file
+ *
+ * Its pages were found all cached at its last look, and no folio has left
+ * the page cache of its bucket since (DOC: Removal hook).  Unlike
+ * ppf_known_cached(), the range wanted is not worked out again: this is
+ * for a prediction that repeats the one that looked.  The caller holds
+ * ppf_worker_mutex.
+ *
+ * Return: true if it is known to be cached still.
+ */
+bool ppf_prefetch_still_cached(struct ppf_file *f)
+{
+	const struct ppf_prefetch_state *st = &f->prefetch;
+
+	lockdep_assert_held(&ppf_worker_mutex);
+	return st->cached_span && st->cached_removals ==
+	       ppf_page_cache_removals(ppf_sb_dev(f->sb), f->ino);
+}
+
 /*
  * The next chunk of the pages to read, from *@next on (0: from the start of
  * the range): a piece of one segment that the latest use touched (@map) and
@@ -466,38 +489,63 @@ static unsigned long ppf_next_chunk(struct address_space *mapping,
 	return 0;
 }
 
-/*
- * Read ahead the next chunk of the file; the caller has pinned its file
- * system.  Returns whether readahead was started, and if not, sets *@why.
- * *@next is where the next chunk starts, 0 when nothing is left.
- */
-static bool ppf_prefetch_file(struct super_block *sb, struct ppf_file *f,
-			      const struct cred *cred, u64 seq, pgoff_t *next,
-			      enum ppf_skip_reason *why)
+/* Let go of a held file and its file system; the slot is free after. */
+static void ppf_held_let_go(struct ppf_held_file *h)
 {
-	struct ppf_prefetch_state *st = &f->prefetch;
-	bool fresh = !*next;
+	if (h->dentry)
+		dput(h->dentry);
+	if (h->sb)
+		ppf_sb_unpin(h->sb);
+	h->dentry = NULL;
+	h->sb = NULL;
+}
+
+/*
+ * The file's dentry, decoded once for as many of its chunks as one pacing
+ * pass starts: the pass keeps the last PPF_SESSION_FILES files it decoded
+ * (each with its file system pinned), letting the oldest go for a new one,
+ * and the rest at ppf_prefetch_end().  Nothing is held past the pass, so
+ * no file system is kept busy.  NULL with *@why set if the file system is
+ * being unmounted, the file is gone, or the task whose open led to the
+ * prediction may not read it (checked at each decode: a later pass checks
+ * again).
+ */
+static struct dentry *ppf_session_file(struct ppf_session *ps,
+				       struct ppf_file *f,
+				       const struct cred *cred,
+				       enum ppf_skip_reason *why)
+{
+	struct ppf_held_file *h;
 	const struct cred *old;
-	struct address_space *mapping;
 	struct dentry *dentry;
 	struct inode *inode;
-	unsigned long wanted, nr, chunk, cached = 0, removals, limit;
-	pgoff_t start, first = 0;
-	bool started = false;
-	u64 map;
+	unsigned int i;
 	int err;
 
-	dentry = ppf_fh_decode(sb, f->fh, f->fh_len, f->fh_type);
+	for (i = 0; i < PPF_SESSION_FILES; i++) {
+		h = &ps->held[i];
+		if (h->dentry && h->id == f->id && h->cred == cred)
+			return h->dentry;
+	}
+	h = &ps->held[ps->next];
+	ps->next = (ps->next + 1) % PPF_SESSION_FILES;
+	ppf_held_let_go(h);
+	h->sb = ppf_sb_pin(f->sb);
+	if (!h->sb) {
+		*why = PPF_SKIP_UNMOUNTED;
+		return NULL;
+	}
+	ppf_stat_inc(decodes);
+	dentry = ppf_fh_decode(h->sb, f->fh, f->fh_len, f->fh_type);
 	if (IS_ERR_OR_NULL(dentry)) {
 		*why = PPF_SKIP_STALE;
-		return false;
+		goto fail;
 	}
 	inode = d_inode(dentry);
-	mapping = inode->i_mapping;
 	if (!S_ISREG(inode->i_mode) || inode->i_ino != f->ino ||
 	    inode->i_generation != f->gen) {
 		*why = PPF_SKIP_STALE;
-		goto out;
+		goto fail_dput;
 	}
 	/* Act only on behalf of a task that may read the file itself. */
 	old = override_creds(cred);
@@ -505,12 +553,47 @@ static bool ppf_prefetch_file(struct super_block *sb, struct ppf_file *f,
 	revert_creds(old);
 	if (err) {
 		*why = PPF_SKIP_PERM;
-		goto out;
+		goto fail_dput;
 	}
+	h->dentry = dentry;
+	h->id = f->id;
+	h->cred = cred;
+	return dentry;
+
+fail_dput:
+	dput(dentry);
+fail:
+	ppf_held_let_go(h);
+	return NULL;
+}
+
+/*
+ * Read ahead the next chunk of the file.  Returns whether readahead was
+ * started, and if not, sets *@why.  *@next is where the next chunk starts,
+ * 0 when nothing is left.
+ */
+static bool ppf_prefetch_file(struct ppf_session *ps, struct ppf_file *f,
+			      const struct cred *cred, u64 seq, pgoff_t *next,
+			      enum ppf_skip_reason *why)
+{
+	struct ppf_prefetch_state *st = &f->prefetch;
+	bool fresh = !*next;
+	struct address_space *mapping;
+	struct dentry *dentry;
+	struct inode *inode;
+	unsigned long wanted, nr, chunk, cached = 0, removals, limit;
+	pgoff_t start, first = 0;
+	u64 map;
+
+	dentry = ppf_session_file(ps, f, cred, why);
+	if (!dentry)
+		return false;
+	inode = d_inode(dentry);
+	mapping = inode->i_mapping;
 	/* Disconnected: no cached path leads to it; its open will look it up. */
 	if (fresh && f->name && (dentry->d_flags & DCACHE_DISCONNECTED) &&
 	    READ_ONCE(ppf_config.metadata))
-		ppf_prefetch_dentry(sb, f, cred);
+		ppf_prefetch_dentry(dentry->d_sb, f, cred);
 	wanted = ppf_wanted_range(f, &start, &map);
 	nr = ppf_prefetch_range(wanted, start, inode);
 	removals = ppf_page_cache_removals_of(mapping);
@@ -524,7 +607,7 @@ static bool ppf_prefetch_file(struct super_block *sb, struct ppf_file *f,
 		}
 		*next = 0;
 		*why = PPF_SKIP_CACHED;
-		goto out;
+		return false;
 	}
 	st->cached_span = 0;
 	ppf_stat_add(pages_cached, cached);
@@ -534,13 +617,14 @@ static bool ppf_prefetch_file(struct super_block *sb, struct ppf_file *f,
 	if (ppf_inflight_pages && ppf_inflight_pages + chunk - cached > limit) {
 		*next = first;	/* where to go on when there is room */
 		*why = PPF_SKIP_INFLIGHT;
-		goto out;
+		return false;
 	}
 	{
 		DEFINE_READAHEAD(ractl, NULL, NULL, mapping, first);
 
 		page_cache_ra_unbounded(&ractl, chunk, 0);
 	}
+	ps->avail -= chunk - cached;
 	ppf_stat_add(pages_requested, chunk - cached);
 	trace_ppf_prefetch(ppf_sb_dev(f->sb), f->ino, f->id, first, chunk, cached);
 	ppf_inflight_add(f->id, first, chunk, chunk - cached, seq,
@@ -550,10 +634,7 @@ static bool ppf_prefetch_file(struct super_block *sb, struct ppf_file *f,
 		ppf_pending_add(f, seq);
 	}
 	*next = first + chunk < start + nr ? first + chunk : 0;
-	started = true;
-out:
-	dput(dentry);
-	return started;
+	return true;
 }
 
 /**
@@ -588,7 +669,38 @@ bool ppf_prefetch_wanted(struct ppf_file *f, u64 seq, enum ppf_skip_reason *why)
 }
 
 /**
+ * ppf_prefetch_begin() - start a pacing pass
+ * @ps: the pass's state, filled in
+ *
+ * Reads the memory available once for the whole pass: each chunk started
+ * is taken off it, so the pass stops where a test before each chunk would
+ * have (MemAvailable below 1/16 of RAM and a chunk), give or take what
+ * others allocate meanwhile, which the in-flight limit bounds.  The caller
+ * holds ppf_worker_mutex.
+ */
+void ppf_prefetch_begin(struct ppf_session *ps)
+{
+	lockdep_assert_held(&ppf_worker_mutex);
+	memset(ps->held, 0, sizeof(ps->held));
+	ps->next = 0;
+	ps->avail = si_mem_available() - (long)(totalram_pages() / 16);
+}
+
+/**
+ * ppf_prefetch_end() - end a pacing pass: nothing of it is held any more
+ * @ps: the pass's state
+ */
+void ppf_prefetch_end(struct ppf_session *ps)
+{
+	unsigned int i;
+
+	for (i = 0; i < PPF_SESSION_FILES; i++)
+		ppf_held_let_go(&ps->held[i]);
+}
+
+/**
  * ppf_prefetch() - start the readahead of the next chunk of a planned file
+ * @ps: the pacing pass (ppf_prefetch_begin())
  * @f: the file
  * @cred: credentials of the task whose open led to its prediction
  * @seq: the current event number
@@ -599,30 +711,22 @@ bool ppf_prefetch_wanted(struct ppf_file *f, u64 seq, enum ppf_skip_reason *why)
  * Counts what it read and found cached, not what it skipped: the caller
  * counts and traces the skip, and decides whether to forget @f (a stale
  * file, or one whose file system is gone).  PPF_SKIP_INFLIGHT means "not
- * now": too much is being read, *@next is where to go on.  The caller holds
- * ppf_worker_mutex.
+ * now": too much is being read, *@next is where to go on.  The file's
+ * handle is decoded once for all the chunks the pass starts.  The caller
+ * holds ppf_worker_mutex.
  *
  * Return: true if readahead was started.
  */
-bool ppf_prefetch(struct ppf_file *f, const struct cred *cred, u64 seq,
-		  pgoff_t *next, enum ppf_skip_reason *why)
+bool ppf_prefetch(struct ppf_session *ps, struct ppf_file *f,
+		  const struct cred *cred, u64 seq, pgoff_t *next,
+		  enum ppf_skip_reason *why)
 {
-	struct super_block *sb;
-	bool started;
-
 	lockdep_assert_held(&ppf_worker_mutex);
-	if (ppf_low_memory(PPF_CHUNK_PAGES)) {
+	if (ps->avail < (long)PPF_CHUNK_PAGES) {
 		*why = PPF_SKIP_LOWMEM;
 		return false;
 	}
-	sb = ppf_sb_pin(f->sb);
-	if (!sb) {
-		*why = PPF_SKIP_UNMOUNTED;
-		return false;
-	}
-	started = ppf_prefetch_file(sb, f, cred, seq, next, why);
-	ppf_sb_unpin(sb);
-	return started;
+	return ppf_prefetch_file(ps, f, cred, seq, next, why);
 }
 
 /**

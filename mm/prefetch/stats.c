@@ -95,6 +95,8 @@ static int ppf_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "payoff_no_verdict %llu\n", s.payoff_no_verdict);
 	seq_printf(m, "payoff_untracked %llu\n", s.payoff_untracked);
 	seq_printf(m, "lookups %llu\n", s.lookups);
+	seq_printf(m, "predictions_repeated %llu\n", s.predictions_repeated);
+	seq_printf(m, "decodes %llu\n", s.decodes);
 	if (static_branch_unlikely(&ppf_measure_hooks)) {
 		seq_printf(m, "hook_open_ns %llu\n", s.hook_open_ns);
 		seq_printf(m, "hook_read_ns %llu\n", s.hook_read_ns);

@@ -1,0 +1,85 @@
+# test_repeat.sh - a repeated prediction costs nothing twice
+#
+# EPCM's chain after an open overlaps the chain after the open before it:
+# trained on A B C D X, the open of A predicts B, C and D (the next three
+# events), and the open of B that follows predicts C and D again for the
+# same events.  Those repeats must cost no second plan entry, handle decode
+# or readahead call (pacing.c, predictions_repeated), while the file the
+# new chain adds is acted on as before.  And a file whose pages are read by
+# one pacing pass in several chunks is decoded once for all of them.
+. /ppf/guest/lib.sh
+
+plan 8
+mount_data /mnt || { echo "FAIL mount"; exit 1; }
+load_ppf || { echo "FAIL insmod"; exit 1; }
+cd /mnt
+hold B C D X G Q
+always_prefetch
+set_ppf enabled 1
+train
+settle
+drop_caches
+
+T=/sys/kernel/tracing
+echo 1 > $T/events/predictive_prefetch/enable
+echo > $T/trace
+cat A > /dev/null
+settle
+premise "after A, C and D were read ahead (the chain names them)" \
+	eq "$(resident_kb C)$(resident_kb D)" 256256
+ino_id() {	# the model id of the file with inode $1, from the trace
+	grep -o "ppf_prefetch: dev=[0-9:]* ino=$1 id=[0-9]*" $T/trace | head -1 | sed 's/.*id=//'
+}
+idC=$(ino_id "$(stat -c %i C)")
+idD=$(ino_id "$(stat -c %i D)")
+premise "the trace names C's and D's ids" test -n "$idC" -a -n "$idD"
+
+rep0=$(stat_of predictions_repeated) dec0=$(stat_of decodes)
+iss0=$(stat_of prefetch_issued) pred0=$(stat_of predictions)
+echo > $T/trace
+cat B > /dev/null
+settle
+echo 0 > $T/events/predictive_prefetch/enable
+trace=$(grep -v "^#" $T/trace)
+rep=$(($(stat_of predictions_repeated) - rep0)) dec=$(($(stat_of decodes) - dec0))
+iss=$(($(stat_of prefetch_issued) - iss0)) pred=$(($(stat_of predictions) - pred0))
+echo "after B: $pred predictions, $rep repeated, $dec decodes, $iss prefetches started"
+check "repeat: C and D predicted again for the same events count as repeated" ge "$rep" 2
+check "repeat: no readahead decision on C again" \
+	eval '! echo "$trace" | grep -Eq "ppf_(prefetch: .* id=$idC |prefetch_skip: id=$idC )"'
+check "repeat: no readahead decision on D again" \
+	eval '! echo "$trace" | grep -Eq "ppf_(prefetch: .* id=$idD |prefetch_skip: id=$idD )"'
+check "repeat: no decode for a repeat (at most one per prediction not repeated)" \
+	le "$dec" $((pred - rep))
+check "repeat: what the new chain adds is still read ahead" eq "$(resident_kb X)" 256
+
+# One pacing pass, several chunks of one file, one decode: trained on
+# P G Q, the open of P predicts G (1 MiB: four 256 KiB chunks) and Q, and
+# one pass reads G's first chunk, then Q (expected next after it), then
+# the rest of G.  Each file the pass looks at (a readahead started or a
+# skip traced) takes one decode, whatever its number of chunks.
+set_ppf reset 1
+for i in 1 2 3 4 5; do cat P G Q > /dev/null; done
+settle
+drop_caches
+dec0=$(stat_of decodes)
+echo 1 > $T/events/predictive_prefetch/enable
+echo > $T/trace
+cat P > /dev/null
+settle
+echo 0 > $T/events/predictive_prefetch/enable
+dec=$(($(stat_of decodes) - dec0))
+looked=$(grep -oE "ppf_prefetch(_skip)?: (dev=[0-9:]* ino=[0-9]* )?id=[0-9]*" $T/trace |
+	sed 's/.*id=//' | sort -u | wc -l)
+chunks=$(grep -c "ppf_prefetch: dev=[0-9:]* ino=$(stat -c %i G) " $T/trace)
+echo "after P: $dec decodes, $looked files looked at, G in $chunks chunks, G $(resident_kb G) KiB"
+premise "G was read ahead in its four chunks" eq "$chunks $(resident_kb G)" "4 1024"
+check "chunks: one decode per file looked at, not per chunk" eq "$dec" "$looked"
+
+release
+cd /
+umount /mnt
+check "file system unmounts with the module loaded" eq $? 0
+rmmod predictive_prefetch
+check "module unloads" eq $? 0
+finish
