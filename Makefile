@@ -7,6 +7,9 @@
 #   make demo     the GNU ld link replayed cold in the test VM, without prefetching and with EPCM
 #   make sim-demo the models scored on the recorded GNU ld link trace (no VM, seconds)
 #   make test     every test: unit, invariants, state format, trace format, simulator, fuzzers
+#   make test-repeat N=10 [REPEAT_TESTS="predict ..."]   the kernel tests that
+#                 compare measured figures, each booted N times: a check that
+#                 fails by chance shows up as a failed run
 #   make bench    the models' speed and memory (a benchmark: reports, asserts nothing)
 #   make bench-instructions   the same as instruction and cache-miss counts (valgrind)
 #   make sweep    the table in docs/models.md: every model on every trace
@@ -28,6 +31,8 @@ SANITIZE	:= -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-om
 FUZZ_SECONDS	?= 30
 FUZZ_RUNS	?= 10000000
 PASSES		?= 3
+N		?= 10
+REPEAT_TESTS	?= predict predict-debian predict-debian61 persist
 
 MODEL_SRCS	:= $(wildcard models/*.c)
 MODEL_HDRS	:= $(wildcard models/*.h)
@@ -38,7 +43,7 @@ TRACES		:= eval/workloads/gnuld/gnuld.trace.gz \
 		   eval/workloads/andrew/andrew.trace.gz \
 		   eval/workloads/glimpse/glimpse.trace.gz
 
-.PHONY: all demo sim-demo test fuzz-long bench bench-instructions sweep deb ppfctl deps deps-test clean FORCE
+.PHONY: all demo sim-demo test test-repeat fuzz-long bench bench-instructions sweep deb ppfctl deps deps-test clean FORCE
 
 all: $(BUILD)/ppf-sim $(BUILD)/ppf-bench
 
@@ -109,6 +114,9 @@ test: deps-test $(BUILD)/test_models $(BUILD)/test_invariants $(BUILD)/test_stat
 	$(BUILD)/fuzz_model $(BUILD)/fuzz_state $(BUILD)/ppf-sim
 	$(MAKE) -s -C userspace/trace-replay fuzz_trace_parse
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) BUILD=$(BUILD) scripts/run-tests.sh
+
+test-repeat: deps-test
+	python3 tests/kernel/run_tests.py --repeat $(N) $(addprefix --only ,$(REPEAT_TESTS))
 
 fuzz-long: deps-test $(BUILD)/fuzz_model $(BUILD)/fuzz_state
 	$(MAKE) -s -C userspace/trace-replay fuzz_trace_parse
