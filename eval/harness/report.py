@@ -267,8 +267,37 @@ def write_summary(summaries: Path = SUMMARIES) -> Path:
     return out
 
 
+class ReportRefused(SystemExit):
+    """report would replace a summary with less than it holds: it stops,
+    exit status 1, with the reason, having written nothing."""
+
+    def __init__(self, name: str, why: str) -> None:
+        super().__init__(f"report {name}: {why}; nothing written")
+
+
+def check_not_less(s: Dict[str, Any], old_path: Path) -> None:
+    """Refuse a summary with no measured configuration, or one that lacks a
+    configuration (or measured runs of one) the summary at old_path has:
+    results are collected in a cache that another run or machine may not
+    have, and the committed summary and figures are the record."""
+    name = s["experiment"]
+    if not s["rows"]:
+        raise ReportRefused(name, f"no results collected in {RESULTS / name} "
+                            f"(run: python3 -m eval.harness run {name})")
+    if not old_path.exists():
+        return
+    old = json.loads(old_path.read_text())
+    have = {r["config"]: r.get("runs", 0) for r in s["rows"]}
+    lost = [f"{r['config']} ({r.get('runs', 0)} runs)" for r in old.get("rows", [])
+            if have.get(r["config"], 0) < r.get("runs", 0)]
+    if lost:
+        raise ReportRefused(name, f"{old_path} has results this one lacks: "
+                            f"{', '.join(lost)} (collected in {RESULTS / name})")
+
+
 def report(name: str, figures: bool = True) -> Dict[str, Any]:
     s = summarize(name)
+    check_not_less(s, SUMMARIES / f"{s['experiment']}.json")
     print(f"\n## {s['experiment']}: {s['workload']} on {s['profile']}, "
           f"{s['warmups']} warm-ups, {s['runs']} measured runs\n")
     c = s["calibration"]

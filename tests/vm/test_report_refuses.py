@@ -1,0 +1,53 @@
+"""eval/harness/report.py never replaces a summary with less than it holds."""
+
+from __future__ import annotations
+
+import json
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+from typing import Any, Dict, List
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from eval.harness import report  # noqa: E402
+
+
+def summary(rows: List[Dict[str, Any]]) -> Dict[str, Any]:
+    return {"experiment": "x-hdd", "rows": rows}
+
+
+class CheckNotLessTest(unittest.TestCase):
+    def setUp(self) -> None:
+        self.tmp = tempfile.TemporaryDirectory()
+        self.old = Path(self.tmp.name) / "x-hdd.json"
+
+    def tearDown(self) -> None:
+        self.tmp.cleanup()
+
+    def test_nothing_collected_is_refused(self) -> None:
+        with self.assertRaises(report.ReportRefused) as cm:
+            report.check_not_less(summary([]), self.old)
+        self.assertIn("no results collected", str(cm.exception.code))
+
+    def test_a_lost_configuration_is_refused(self) -> None:
+        self.old.write_text(json.dumps(summary([{"config": "none", "runs": 2},
+                                                {"config": "epcm", "runs": 2}])))
+        with self.assertRaises(report.ReportRefused) as cm:
+            report.check_not_less(summary([{"config": "none", "runs": 2}]), self.old)
+        self.assertIn("epcm (2 runs)", str(cm.exception.code))
+        with self.assertRaises(report.ReportRefused):
+            report.check_not_less(summary([{"config": "none", "runs": 2},
+                                           {"config": "epcm", "runs": 1}]), self.old)
+
+    def test_as_much_or_more_is_written(self) -> None:
+        self.old.write_text(json.dumps(summary([{"config": "none", "runs": 2}])))
+        report.check_not_less(summary([{"config": "none", "runs": 2},
+                                       {"config": "epcm", "runs": 2}]), self.old)
+        report.check_not_less(summary([{"config": "none", "runs": 1}]),
+                              Path(self.tmp.name) / "absent.json")
+
+
+if __name__ == "__main__":
+    unittest.main()
