@@ -80,6 +80,9 @@ TESTS: List[Test] = [
     Test("persist", "test_persist.sh", disks=("persist", "store"), boots=2,
          append=null_blk_params(completion_nsec=1_000_000, hw_queue_depth=8)),
     Test("isolation", "test_isolation.sh", disks=("data",)),
+    # What max_prefetch_kb, max_inflight_kb, max_files, save_events and
+    # contexts do, not only that they are accepted.
+    Test("limits", "test_limits.sh", disks=("limits",)),
     Test("predict-debian", "test_predict.sh", variant="debian", disks=("data",)),
     Test("sysctl-debian", "test_sysctl.sh", variant="debian"),
     Test("predict-debian61", "test_predict.sh", variant="debian61", disks=("data",), smp=1),
@@ -159,6 +162,9 @@ TEST_DISKS: Dict[str, Dict[str, int]] = {
     # state is loaded (Z), and the disk the state is kept on across boots.
     "persist": {**{f"w/F{i:03}": 128 * KIB for i in range(1, 121)}, "w/Z": 64 * KIB},
     "store": {},
+    # test_limits.sh: the data disk's files, and 80 more for max_files.
+    "limits": {**{name: 256 * KIB for name in "ABCDXPQ"}, "E": 1024 * KIB,
+               **{f"f/F{i:03}": 4 * KIB for i in range(1, 81)}},
 }
 
 
