@@ -83,6 +83,8 @@ TESTS: List[Test] = [
     # What max_prefetch_kb, max_inflight_kb, max_files, save_events and
     # contexts do, not only that they are accepted.
     Test("limits", "test_limits.sh", disks=("limits",)),
+    # Exec events, reads through mappings, unprivileged access.
+    Test("access", "test_access.sh", disks=("data",)),
     Test("predict-debian", "test_predict.sh", variant="debian", disks=("data",)),
     Test("sysctl-debian", "test_sysctl.sh", variant="debian"),
     Test("predict-debian61", "test_predict.sh", variant="debian61", disks=("data",), smp=1),

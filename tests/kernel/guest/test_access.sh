@@ -1,0 +1,183 @@
+# test_access.sh - exec events, reads through mappings, unprivileged access
+#
+# Files A B C D X P Q (256 KiB), E G (1 MiB): the data disk (run_tests.py);
+# prog, a copy of the static tool /ppf/mapped made on it here, is executed
+# from it.
+#
+# exec      an exec is an event of its own (events_exec, ppf_event "exec"),
+#           not also an open; the model learns from it as from an open (B C
+#           D follow prog's exec and are prefetched after it) and the
+#           executed file is prefetched like any other (prog after A).
+# mappings  E is only ever read through a mapping, 64 KiB at 512 KiB
+#           (tools/mapped.c; no read(2), no read-around): after P exactly
+#           those 64 KiB are prefetched, not E's first default_prefetch_kb
+#           as for a file whose reads were not seen.
+# access    uid 1000 reads the statistics and the settings, and may change
+#           nothing: a setting, reset, enabled, through ppfctl too.
+#           /proc/predictive_prefetch_state is root's: uid 1000 can neither
+#           read nor load it (its mode), nor can root without CAP_SYS_ADMIN
+#           (tools/nocap.c; ppf's own check, the mode lets root in); the
+#           same load by root does load.
+. /ppf/guest/lib.sh
+. /ppf/guest/test_robust_lib.sh
+
+plan 24
+
+CTL=/ppf/ppfctl
+STATE=/proc/predictive_prefetch_state
+TRACE=/sys/kernel/tracing
+
+mount_data /mnt || { echo "FAIL mount"; exit 1; }
+load_ppf || { echo "FAIL insmod"; exit 1; }
+cd /mnt
+cp /ppf/mapped prog
+sync
+hold B C D E prog
+always_prefetch
+set_ppf enabled 1
+
+bcd() { echo "$(resident_kb B)$(resident_kb C)$(resident_kb D)"; }
+as() { uid=$1; shift; /ppf/runas "$uid" "$@"; }
+
+# ---- exec events ----------------------------------------------------------
+cat X > /dev/null	# the data disk watched from its first read
+settle 0
+set_ppf reset 1
+echo 1 > $TRACE/events/predictive_prefetch/ppf_event/enable
+echo > $TRACE/trace
+./prog exit
+rc=$?
+settle 0
+trace=$(grep -v "^#" $TRACE/trace)
+echo 0 > $TRACE/events/predictive_prefetch/ppf_event/enable
+echo "one exec of prog: events_exec $(stat_of events_exec) events_open $(stat_of events_open);" \
+	"$(echo "$trace" | grep ppf_event)"
+if premise "exec: prog, on the data disk, runs" eq "$rc" 0; then
+	check "exec: counted as an exec (events_exec 1)" eq "$(stat_of events_exec)" 1
+	check "exec: not also as an open (events_open 0)" eq "$(stat_of events_open)" 0
+	check "exec: tracepoint ppf_event says exec" \
+		eval 'echo "$trace" | grep -q "ppf_event: dev=.* exec$"'
+else
+	skip "exec: counted as an exec (events_exec 1)" "premise"
+	skip "exec: not also as an open (events_open 0)" "premise"
+	skip "exec: tracepoint ppf_event says exec" "premise"
+fi
+
+set_ppf reset 1
+for i in 1 2 3 4 5; do
+	cat A > /dev/null
+	./prog exit
+	cat B C D > /dev/null
+	cat X > /dev/null
+done
+settle
+# A first: the chain it predicts, prog B C D, comes back (prog included).
+# Then prog runs, and B C D X are opened, so that none of them counts as
+# prefetched recently and not opened (skipped_recent) at prog's own test.
+drop_caches
+cold="$(resident_kb prog)$(bcd)"
+cat A > /dev/null
+settle
+prog_kb=$(resident_kb prog)
+./prog exit
+cat B C D X > /dev/null
+settle 0
+drop_caches
+cold="$cold$(bcd)"
+./prog exit
+settle
+after_exec=$(bcd)
+echo "after A: prog $prog_kb KiB of $(/ppf/resident "@$held_prog" | awk '{ print $3 }'); after prog ran: B C D $after_exec"
+if premise "exec: prog, B, C and D cold before each test" eq "$cold" 0000000; then
+	check "exec: the executed file is prefetched like any other (prog after A)" ge "$prog_kb" 4
+	check "exec: learnt as an event: B C D prefetched after prog runs" eq "$after_exec" 256256256
+else
+	skip "exec: the executed file is prefetched like any other (prog after A)" "premise"
+	skip "exec: learnt as an event: B C D prefetched after prog runs" "premise"
+fi
+
+# ---- reads through a mapping ----------------------------------------------
+e_kb() { /ppf/mapped resident "@$held_E" "$1" "$2"; }
+set_ppf reset 1
+for i in 1 2 3 4 5; do
+	cat P > /dev/null
+	/ppf/mapped touch E 512 64
+	cat X > /dev/null
+done
+settle
+drop_caches
+cold=$(e_kb 0 1024)
+cat P > /dev/null
+settle
+set -- $(e_kb 512 64) $(e_kb 0 128) $(e_kb 0 1024)
+echo "E after P: $1 KiB of the 64 at 512 KiB touched, $2 KiB of its first 128, $3 KiB in all"
+if premise "mappings: E cold before P is opened" eq "$cold" 0; then
+	check "mappings: the 64 KiB read through the mapping prefetched" eq "$1" 64
+	check "mappings: not E's first 128 KiB (its reads were seen)" eq "$2" 0
+	check "mappings: nothing else of E" eq "$3" 64
+else
+	skip "mappings: the 64 KiB read through the mapping prefetched" "premise"
+	skip "mappings: not E's first 128 KiB (its reads were seen)" "premise"
+	skip "mappings: nothing else of E" "premise"
+fi
+
+# ---- unprivileged access --------------------------------------------------
+check "access: uid 1000 reads /proc/predictive_prefetch" \
+	eval 'as 1000 cat /proc/predictive_prefetch | grep -q "^events_open [0-9]"'
+check "access: uid 1000 reads the settings" eq "$(as 1000 cat $PPF/threshold)" 25
+run as 1000 sh -c "echo 20 > $PPF/threshold"
+check "access: uid 1000 may not change a setting (Permission denied; threshold stays 25)" \
+	eval '[ $rc -ne 0 ] && has "$err" "Permission denied" && [ "$(cat $PPF/threshold)" = 25 ]'
+files=$(stat_of files)
+run as 1000 sh -c "echo 1 > $PPF/reset"
+check "access: uid 1000 may not reset (the $files files learnt stay)" \
+	eval '[ $rc -ne 0 ] && [ "$files" -gt 0 ] && [ "$(stat_of files)" = "$files" ]'
+run as 1000 sh -c "echo 0 > $PPF/enabled"
+check "access: uid 1000 may not disable (still enabled, still watching)" \
+	eval '[ $rc -ne 0 ] && [ "$(cat $PPF/enabled) $(stat_of filesystems)" = "1 1" ]'
+run as 1000 $CTL set threshold 20
+echo "  ppfctl set as uid 1000: exit $rc: $err"
+check "access: ppfctl set as uid 1000: exit 1, Permission denied, threshold stays 25" \
+	eval '[ $rc -eq 1 ] && has "$err" "Permission denied" && [ "$(cat $PPF/threshold)" = 25 ]'
+run as 1000 $CTL status
+check "access: ppfctl status as uid 1000: exit 0" eq "$rc" 0
+
+run head -c 8 $STATE
+check "access: root reads the state" eq "$out" PPFSTATE
+run $CTL save /tmp/state
+set_ppf reset 1
+held() { echo "$(stat_of files) $(stat_of history_events)"; }
+before=$(held)
+run as 1000 head -c 8 $STATE
+check "access: uid 1000 may not read the state (Permission denied)" \
+	eval '[ $rc -ne 0 ] && [ -z "$out" ] && has "$err" "Permission denied"'
+run as 1000 dd if=/tmp/state of=$STATE bs=16M
+check "access: uid 1000 may not load a state (Permission denied; nothing loaded)" \
+	eval '[ $rc -ne 0 ] && has "$err" "Permission denied" && [ "$(held)" = "$before" ]'
+capeff=$(/ppf/nocap cat /proc/self/status | awk '/^CapEff/ { print $2 }')
+if premise "access: nocap runs as root without CAP_SYS_ADMIN (CapEff $capeff)" \
+	eval '[ -n "$capeff" ] && [ $((0x$capeff & (1 << 21))) -eq 0 ] &&
+	      [ "$(/ppf/nocap id -u)" = 0 ]'; then
+	run /ppf/nocap head -c 8 $STATE
+	check "access: root without CAP_SYS_ADMIN may not read the state (Operation not permitted)" \
+		eval '[ $rc -ne 0 ] && [ -z "$out" ] && has "$err" "Operation not permitted"'
+	run /ppf/nocap dd if=/tmp/state of=$STATE bs=16M
+	check "access: root without CAP_SYS_ADMIN may not load a state (nothing loaded)" \
+		eval '[ $rc -ne 0 ] && has "$err" "Operation not permitted" && [ "$(held)" = "$before" ]'
+else
+	skip "access: root without CAP_SYS_ADMIN may not read the state (Operation not permitted)" "premise"
+	skip "access: root without CAP_SYS_ADMIN may not load a state (nothing loaded)" "premise"
+fi
+run dd if=/tmp/state of=$STATE bs=16M
+echo "  held before the loads: $before; after root's: $(held)"
+check "access: the same load by root loads it (the control)" \
+	eval '[ $rc -eq 0 ] && [ "$(held)" != "$before" ]'
+
+release
+cd /
+umount /mnt
+check "file system unmounts" eq $? 0
+rmmod predictive_prefetch
+check "module unloads" eq $? 0
+kmemleak_check
+finish
