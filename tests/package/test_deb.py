@@ -93,10 +93,13 @@ def check_installed(c: Checks, kernels: List[debian.DebianKernel]) -> None:
     res = run(["/usr/sbin/ppfctl", "--version"])
     c.check("install: ppfctl --version is VERSION", res.stdout == f"ppfctl (ppf) {version}\n",
             res.stdout)
-    for unit in ("predictive-prefetch-state.service", "predictive-prefetch-save.timer"):
-        res = run(["deb-systemd-helper", "--quiet", "is-enabled", unit])
-        c.check(f"install: {unit} enabled (deb-systemd-helper)", res.returncode == 0,
-                res.stdout)
+    # deb-systemd-helper runs only under dpkg: its work is the [Install] symlinks
+    for wants, unit in (("multi-user.target.wants", "predictive-prefetch-state.service"),
+                        ("timers.target.wants", "predictive-prefetch-save.timer")):
+        link = Path("/etc/systemd/system", wants, unit)
+        target = os.readlink(link) if link.is_symlink() else ""
+        c.check(f"install: {unit} enabled ({link})",
+                target.endswith(f"/systemd/system/{unit}"), target or "no symlink")
     mok = Path("/var/lib/dkms/mok.pub")
     for k in kernels:
         mods = modules_of(k.abi)
