@@ -19,9 +19,10 @@
  * increments a per-CPU counter: a few instructions on a path that frees
  * memory anyway, and no shared cache line.  With one count for all files
  * (as first built), a workload's own temporary files, truncated and
- * deleted as it runs, made every remembered file look changed: on Glimpse
- * (ssd) 30,933 predictions were decoded and found cached, 24,910 with the
- * buckets (docs/results.md).
+ * deleted as it runs, made every remembered file look changed.  What the
+ * buckets save shows in /proc/predictive_prefetch as skipped_cached_known
+ * against skipped_cached (measured with glimpse-ssd, whose workload
+ * truncates and deletes files of its own).
  *
  * A removal runs its tracepoint and deletes the folio under the mapping's
  * i_pages lock, so ppf_page_cache_removals_of() reads the count under that

@@ -6,15 +6,12 @@
  *
  * EPCM names files up to its chain's end, up to 64 events ahead.  How far
  * ahead is worth asking for depends on the device and the cache, not on the
- * model: a file search on a one-arm disk opens a file every 0.3 ms once its
- * data is cached, so a prediction 16 opens ahead comes 5 ms before its open,
- * less than one seek; predicting 64 ahead gives the elevator four times as
- * many requests to sort into sweeps (docs/results.md, "Metadata and
- * lookahead": Glimpse on the paper's disk closes 53 % of the gap instead of
- * 38 %).  But every prediction costs the worker time, and where the cache
- * already holds what the chain names (a hot cache), the files past the
- * first 16 only cost: always asking for 64 made a hot run of Andrew's files
- * in a random order 5.0 % slower than without ppf, against 1.8 % with 16.
+ * model: once its data is cached, a file search on a one-arm disk opens
+ * many files in the time of one seek, so a prediction 16 opens ahead comes
+ * less than a seek before its open; predicting 64 ahead gives the elevator
+ * four times as many requests to sort into sweeps.  But every prediction costs
+ * the worker time, and where the cache already holds what the chain names
+ * (a hot cache), the files past the first 16 only cost.
  *
  * So the depth follows what the deep predictions bring.  After each open
  * the worker asks for PPF_SHALLOW files, or for lookahead files (the
@@ -24,12 +21,15 @@
  * PPF_DEEP_MIN files predicted from past the shallow depth had their
  * readahead started in it (not found cached, not skipped) and a prefetched
  * file was opened before its readahead was done (late): where prefetches
- * arrive in time, as on flash, depth only costs (a start-up on nvme was
- * 1.3 % slower than without ppf with the first rule, 0.2 % with this).
- * The window is short so that a hot cache after a cold one soon stops
- * paying for depth (judged every 128 opens, the hot runs of a random order
- * of Andrew's files spent most of their 187 opens deep), and probes are
- * rare because each costs about as much as three shallow opens.
+ * arrive in time, as on flash, depth only costs.  The window is short so
+ * that a hot cache after a cold one soon stops paying for depth, and
+ * probes are rare because each costs about as much as three shallow opens.
+ *
+ * Measured by experiments (python3 -m eval.harness run EXPERIMENT
+ * --report): ablation-glimpse-hdd2001 and ablation-pystart-hdd2001, each
+ * against lookahead 16 (what depth gains on the paper's disk, and on flash
+ * with the latter's "profile" set to nvme), and random-hdd2001's epcm-hot
+ * (what it costs in a hot cache).
  *
  * Everything here runs in the worker under ppf_worker_mutex.
  */
@@ -114,9 +114,9 @@ void ppf_lookahead_event(void)
  *
  * An empty model starts shallow: it predicts nothing deep yet.  A model
  * loaded from a saved state starts deep: a state is loaded at boot, into a
- * cold cache, where depth pays; the first window judges it as usual (in
- * test_persist.sh's first run after boot, starting shallow spent 32 of its
- * 40 opens shallow and gained 36 ms where a trained run gained 38).
+ * cold cache, where depth pays; the first window judges it as usual
+ * (test_persist.sh compares the first cold run after a load with a trained
+ * run: started shallow, it spent most of its opens shallow).
  *
  * The caller holds ppf_worker_mutex.
  */

@@ -8,9 +8,10 @@
  * the directory block that holds the file's entry, then its inode.  On a
  * one-arm disk those small synchronous reads wait behind whatever is being
  * read, prefetches included, so prefetching data alone made opens and
- * stat()s slower (docs/results.md).  Decoding a predicted file's handle
- * already reads its inode, in the worker; what is left is the directory
- * entry.
+ * stat()s slower (their latency is in the report of pystart-hdd2001;
+ * ablation-pystart-hdd2001's epcm-data-only turns these lookups off).
+ * Decoding a predicted file's handle already reads its inode, in the
+ * worker; what is left is the directory entry.
  *
  * Reading a directory's blocks directly is not open to a module (ext4
  * gives directories no address space operations, so bmap() fails on them),
@@ -34,7 +35,7 @@
  * was no better on a file search and slower on a start-up: the lookups
  * queue behind the data the worker has already started, and reach the
  * cache after the opens that needed them, or pass it and delay the data
- * (docs/results.md, "Metadata and lookahead").
+ * (measured with glimpse-hdd2001 and pystart-hdd2001).
  *
  * Nothing here holds a reference past the call: a renamed or deleted file
  * makes the lookup miss (a negative dentry, as a failed open would leave).

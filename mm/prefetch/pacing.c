@@ -18,9 +18,10 @@
  * its chunks.  What is in flight waits in the elevator at the worker's I/O
  * class, where the tasks' own reads pass it (ppf_engine_set_io_class());
  * a chunk already being served delays a task's read by at most one chunk's
- * transfer.  Measured on the paper's disk, a shallow queue (two chunks)
- * was no better for Andrew and worse for a start-up that reads for most of
- * its time: the elevator sorts a deep queue of idle requests into sweeps.
+ * transfer.  A shallow queue (two chunks) was no better for Andrew and
+ * worse for a start-up that reads for most of its time: the elevator sorts
+ * a deep queue of idle requests into sweeps (andrew-reads-hdd2001 and
+ * pystart-hdd2001, the paper's disk).
  *
  * EPCM names the same files event after event: when the open it expected
  * comes, the chain after it is the chain before it less its first file,

@@ -34,8 +34,8 @@
  * what another one already read, prefetches whose open comes in the next
  * window.  Pausing on it, even with the pause cut short as soon as the
  * device was read again, cost Glimpse and the mixed workload on the
- * paper's disk a point of the gap each (docs/results.md); the hot cache's
- * cost is left to a cheaper model.
+ * paper's disk (glimpse-hdd2001, mixed-hdd2001); the hot cache's cost is
+ * left to a cheaper model.
  *
  * The worker's time on an event is measured with the clock, which also
  * counts its sleeps (reading an inode to decode a handle, allocating
