@@ -32,23 +32,23 @@
  * starting) is acted on without delay.  Within that interval, an open
  * waits for its end, and the worker takes every event that came meanwhile
  * in one batch: woken at every open of a burst, it spent more on the
- * switches to and from it than on the events (see "the worker's cost" in
- * docs/results.md).  What the bound costs: an open in a burst is seen by
- * the model at most PPF_WAKE_BATCH_NS later, so its predictions lose at
- * most that much of their lead; an EPCM chain names files 16 opens ahead,
- * and the first open of a burst loses nothing.  A ring half full wakes the
- * worker at once.
+ * switches to and from it than on the events.  What the bound costs: an
+ * open in a burst is seen by the model at most PPF_WAKE_BATCH_NS later, so
+ * its predictions lose at most that much of their lead; an EPCM chain
+ * names files 16 opens ahead, and the first open of a burst loses nothing.
+ * A ring half full wakes the worker at once.  Every experiment's report
+ * gives the worker's CPU and instructions per open over its measured runs
+ * (python3 -m eval.harness report EXPERIMENT).
  *
  * While memory is too low for any prefetch to start (readahead.c), the
  * worker's only use is to learn, which can wait: the hooks queue events
  * without waking it, and it takes them PPF_LOWMEM_DELAY_MS after the first
  * or when the ring is half full (ppf_queue()).  Woken at every open, it
- * used three times the CPU its work needed, in switches to and from it
- * (test_mempressure.sh: 126 to 163 ms against 41 ms of work, over 301
- * reads of nine files and as many untimed ones; 46 ms against 38 ms taken
- * in batches).  Where every read reclaims it used 1.3 s against 45 ms, and
- * the reads took 2.9 % longer with ppf (two boots), 0.7 % in batches (the
- * mean of four).
+ * used several times the CPU its work needed, in switches to and from it.
+ * What ppf costs a task's reads under that pressure, and the worker's CPU
+ * against its work, are measured by test_mempressure.sh (run_tests.py
+ * --only mempressure-long, and --only mempressure-reclaim where every read
+ * reclaims).
  */
 #include <linux/blkdev.h>
 #include <linux/exportfs.h>
@@ -604,7 +604,8 @@ int ppf_engine_set_io_class(unsigned int class)
  * minutes to drain), but never preempts the task whose open woke it
  * (check_preempt_wakeup_fair() lets only SCHED_NORMAL tasks preempt on
  * wakeup), which at nice 0 and SCHED_NORMAL put the model's work inside
- * that open on a single CPU: +35 us per open at the median on Andrew.
+ * that open on a single CPU (the opens' latency in the report of
+ * andrew-reads-hdd2001, python3 -m eval.harness run andrew-reads-hdd2001).
  */
 static int ppf_engine_set_cpu_policy(void)
 {

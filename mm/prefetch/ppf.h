@@ -24,11 +24,41 @@
  * /proc/predictive_prefetch (stats.c) and visible through tracepoints
  * (ppf_trace.h).
  *
+ * One line per file, in the order an event meets them:
+ *
+ *  - fs/hooks/hooks.c: the hooks' lifecycle: set up, hook in, unhook, free
+ *  - fs/hooks/sb_watch.c: watched file systems, open/exec marks, types
+ *  - fs/hooks/read_hook.c: read tracepoints: pages used, discovery
+ *  - fs/hooks/removal_hook.c: folios leaving the page cache, counted
+ *  - mm/prefetch/engine.c: the hooks' entry points, the worker, lifecycle
+ *  - mm/prefetch/event_ring.c: the ring of events from hooks to worker
+ *  - mm/prefetch/context.c: the stream of opens (context) of an event
+ *  - mm/prefetch/domain.c: isolation: a model per user or cgroup
+ *  - mm/prefetch/file_table.c: the files remembered, by handle, and ids
+ *  - mm/prefetch/history.c: the recent opens, kept for saving
+ *  - mm/prefetch/lookahead.c: how many files ahead to predict
+ *  - mm/prefetch/pacing.c: the plan of predicted files, and its timer
+ *  - mm/prefetch/readahead.c: a planned file's readahead, chunk by chunk
+ *  - mm/prefetch/metadata.c: a predicted file looked up in its directory
+ *  - mm/prefetch/payoff.c: the per-device back-off
+ *  - mm/prefetch/state.c: /proc/predictive_prefetch_state: save, load
+ *  - mm/prefetch/sysctl.c: vm.predictive_prefetch.*, every tunable
+ *  - mm/prefetch/stats.c: /proc/predictive_prefetch, the counters
+ *  - mm/prefetch/trace.c: the tracepoints of ppf_trace.h, instantiated
+ *  - mm/prefetch/main.c: module load and unload
+ *  - models/: the models, portable C behind models/ppf_model.h
+ *
+ * The headers: this one (what the engine's files share), ppf_reasons.h
+ * (the drop and skip reasons), ppf_trace.h (the tracepoints), compat.h
+ * (what changed between 6.1 and 6.12), fs/hooks/ppf_hooks.h (what the
+ * hooks and the engine offer each other).
+ *
  * Locking, outermost first: ppf_config_mutex (sysctl writes, model
  * rebuilds, loading a saved state) > the hooks' ppf_sb_types_mutex
  * (setting the watched types), their ppf_sb_watch_mutex (starting to watch
- * a file system) and ppf_worker_mutex (the model, the file table, the plan, readahead's
- * records; held by the worker per batch) > the ring lock, the file-table
+ * a file system) and ppf_worker_mutex (the model, the file table, the
+ * plan, readahead's records; held by the worker per batch) > the ring
+ * lock, the file-table
  * entries' locks and the hooks' ppf_sbs_lock, spinlocks none of which
  * nests in another or is held across anything that can sleep.  The hooks
  * take the ring lock, the entries' locks, and ppf_sbs_lock when the read
