@@ -352,6 +352,41 @@ def trace_files(exp: Experiment) -> List[str]:
     return out
 
 
+PROGRESS_S = float(os.environ.get("PPF_PROGRESS_S", "60"))  # a running VM's line, this often
+_GUEST_TS = re.compile(r"^\[\s*(\d+\.\d+)\]", re.M)
+_START = re.compile(r"<<<PPF-START nonce=\S+ uptime=([\d.]+)>>>")
+
+
+def progress(log: Path, n_replays: int) -> str:
+    """What a running VM's console says so far: the replays done of
+    n_replays, the guest script's last line (its phase), and the guest's
+    seconds since its command started (its kernel's last timestamp), if the
+    console shows them."""
+    try:
+        text = log.read_text(errors="replace")
+    except OSError:
+        return "starting"
+    says = [line.split("ppf-eval: ", 1)[1] for line in text.splitlines()
+            if "ppf-eval: " in line]
+    done = sum(1 for s in says if s.startswith("run ") and " rc=" in s)
+    out = f"replay {done} of {n_replays} done"
+    stamps = _GUEST_TS.findall(text)
+    start = _START.search(text)
+    if stamps and start:
+        out += f", guest {max(float(stamps[-1]) - float(start.group(1)), 0):.0f} s"
+    phase = says[-1] if says else ("booting" if not start else "started")
+    return out + f"; last: {phase[:90]}"
+
+
+def time_left(host_s: List[float], remaining: int, jobs: int) -> str:
+    """An estimate of a multi-VM run's time left: the VMs still to finish,
+    each taking the mean of those done, jobs at a time."""
+    if not host_s or remaining <= 0:
+        return ""
+    left = sum(host_s) / len(host_s) * -(-remaining // max(jobs, 1))
+    return f"about {left / 60:.0f} min left" if left >= 90 else f"about {left:.0f} s left"
+
+
 def _kill_session(proc: "subprocess.Popen[bytes]") -> None:
     try:
         os.killpg(proc.pid, signal.SIGTERM)
@@ -426,8 +461,21 @@ class Runner:
             timeout=float(w.timeout(replays(exp, c, blktrace))), wall_clock=self.wall_clock,
             log=out / "vm.log")
         t = time.monotonic()
-        self.say(f"{exp.name}: {tag} booting")
-        res = vm.boot(req, started=self._started)
+        self.say(f"{exp.name}: {tag} booting (log: {out / 'vm.log'})")
+        done = threading.Event()
+        n_replays = replays(exp, c, blktrace)
+
+        def report_progress() -> None:
+            while not done.wait(PROGRESS_S):
+                self.say(f"{exp.name}: {tag} {progress(out / 'vm.log', n_replays)} "
+                         f"({time.monotonic() - t:.0f} s host)")
+        watcher = threading.Thread(target=report_progress, daemon=True)
+        watcher.start()
+        try:
+            res = vm.boot(req, started=self._started)
+        finally:
+            done.set()
+            watcher.join()
         vm.write_json(res, out / "vm.json")
         with self.lock:
             self.procs = {p for p in self.procs if p.poll() is None}
@@ -477,9 +525,20 @@ class Runner:
         self.say(f"{exp.name}: {len(jobs)} VMs ({w.name}, {exp.profile}, "
                  f"{exp.warmups} warm-ups, {exp.runs} runs; image {img_mb} MiB, "
                  f"RAM {w.memory(exp.image_in_initramfs)}), {self.jobs} at a time")
+        finished: List[float] = []
+
+        def one(c: Config, tag: str, bt: bool) -> Dict[str, Any]:
+            meta = self.boot(exp, c, tag, img, img_mb, root / tag, bt)
+            with self.lock:
+                finished.append(float(meta["host_s"]))
+                n = len(finished)
+            if len(jobs) > 1:
+                left = time_left(finished, len(jobs) - n, self.jobs)
+                self.say(f"{exp.name}: {n} of {len(jobs)} VMs done" + (f"; {left}" if left else ""))
+            return meta
+
         with cf.ThreadPoolExecutor(self.jobs) as ex:
-            futs = [ex.submit(self.boot, exp, c, tag, img, img_mb, root / tag, bt)
-                    for c, tag, bt in jobs]
+            futs = [ex.submit(one, c, tag, bt) for c, tag, bt in jobs]
             for f in futs:
                 f.result()
         info["host_s"] = round(time.monotonic() - self.t0, 1)
