@@ -47,6 +47,7 @@
 #include <linux/fs.h>
 #include <linux/mm.h>
 #include <linux/pagemap.h>
+#include <linux/sched/clock.h>
 #include <linux/xarray.h>
 #include "ppf.h"
 #include "ppf_trace.h"
@@ -621,8 +622,10 @@ static bool ppf_prefetch_file(struct ppf_session *ps, struct ppf_file *f,
 	}
 	{
 		DEFINE_READAHEAD(ractl, NULL, NULL, mapping, first);
+		u64 ra_start = local_clock();
 
 		page_cache_ra_unbounded(&ractl, chunk, 0);
+		ppf_stat_add(worker_readahead_ns, local_clock() - ra_start);
 	}
 	ps->avail -= chunk - cached;
 	ppf_stat_add(pages_requested, chunk - cached);
