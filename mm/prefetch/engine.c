@@ -83,18 +83,6 @@ static u64 ppf_seq;	/* opens and execs fed to the model; same lock */
 static struct kthread_worker *ppf_worker;
 static struct ppf_event ppf_batch[PPF_BATCH];	/* the worker's only */
 static struct ppf_prediction ppf_predictions[PPF_MAX_PREDICTIONS];
-/*
- * Submit what the plug holds: the I/O of the readahead started since it
- * began, counted with the readahead calls (worker_readahead_ns).
- */
-static void ppf_finish_plug(struct blk_plug *plug)
-{
-	u64 start = local_clock();
-
-	blk_finish_plug(plug);
-	ppf_stat_add(worker_readahead_ns, local_clock() - start);
-}
-
 static void ppf_work_fn(struct kthread_work *work);
 static DEFINE_KTHREAD_WORK(ppf_work, ppf_work_fn);
 static DEFINE_KTHREAD_DELAYED_WORK(ppf_lowmem_work, ppf_work_fn);
