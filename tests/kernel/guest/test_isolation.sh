@@ -10,6 +10,7 @@
 . /ppf/guest/lib.sh
 . /ppf/guest/test_robust_lib.sh
 
+plan 24
 mount_data /mnt || { echo "FAIL mount"; exit 1; }
 load_ppf || { echo "FAIL insmod"; exit 1; }
 cd /mnt
@@ -95,7 +96,11 @@ if [ -f /sys/fs/cgroup/cgroup.procs ]; then
 	rmdir /sys/fs/cgroup/g1 /sys/fs/cgroup/g2
 	umount /sys/fs/cgroup
 else
-	echo "skip cgroup isolation: no cgroup2 in this kernel"
+	for c in "isolation=cgroup set" \
+		 "isolation=cgroup: another cgroup's open of A prefetches none of g1's successors" \
+		 "isolation=cgroup: g1's own open of A prefetches B C D"; do
+		skip "$c" "no cgroup2 in this kernel"
+	done
 fi
 
 # Permissions: Q readable by root only.

@@ -13,6 +13,7 @@
 . /ppf/guest/lib.sh
 . /ppf/guest/test_robust_lib.sh
 
+plan 15
 DM=ppferr
 mkdir -p /mnt /dev/mapper
 # Over a memory-backed null_blk copy of the disk when there is one (see

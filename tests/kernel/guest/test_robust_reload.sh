@@ -10,6 +10,7 @@
 . /ppf/guest/lib.sh
 . /ppf/guest/test_robust_lib.sh
 
+plan 8
 RELOADS=${RELOADS:-100}
 mkdir -p /mnt
 mount -t ext4 -o ro /dev/vda /mnt || { echo "FAIL mount"; exit 1; }

@@ -14,6 +14,7 @@
 . /ppf/guest/lib.sh
 . /ppf/guest/test_robust_lib.sh
 
+plan 13
 ROUNDS=8
 mount_data /mnt || { echo "FAIL mount"; exit 1; }
 load_ppf || { echo "FAIL insmod"; exit 1; }

@@ -14,6 +14,7 @@
 . /ppf/guest/lib.sh
 . /ppf/guest/test_robust_lib.sh
 
+plan 13
 CYCLES=${CYCLES:-9}
 mkdir -p /mnt
 mount -t ext4 -o ro /dev/vdb /mnt || { echo "FAIL mount vdb"; exit 1; }
