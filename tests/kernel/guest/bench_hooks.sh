@@ -6,6 +6,7 @@
 # counter: figures are deterministic, in instructions x 4 ns.
 . /ppf/guest/lib.sh
 
+plan 2
 mount_data /mnt || exit 1
 N=20000
 bench_case() {
@@ -33,8 +34,9 @@ echo "BENCH worker_ns_total=$((w1 - w0)) per_model_event_ns=$(( (w1 - w0) / $(st
 echo "BENCH worker_cpu_ns_total=$((c1 - c0)) cpu_per_model_event_ns=$(( (c1 - c0) / $(stat_of model_events) ))"
 echo "BENCH hook_open_ns_per_call=$(( $(stat_of hook_open_ns) / $(stat_of events_open) )) hook_read_ns_per_call=$(( $(stat_of hook_read_ns) / $(stat_of events_read) ))"
 grep -E "events_open|events_read|model_events|dropped_ring|dropped_paused|hook_" /proc/predictive_prefetch
+opens=$(stat_of events_open)
 set_ppf enabled 0
 rmmod predictive_prefetch
-check "benchmark ran" true
+check "the enabled run's $N opens were all seen by the hook ($opens)" ge "$opens" "$N"
 check "the worker's CPU time is counted" ge "$((c1 - c0))" 1
 finish

@@ -4,7 +4,8 @@
 # null_blk: see mount_data).  Part 1: train A B C D (X between rounds), drop caches, rm C,
 # mv D D2, ": > B" (truncates B to nothing), open A.  C must be skipped as
 # stale (its handle no longer decodes), D2 prefetched whole (a rename keeps
-# the handle), B left empty.  The opens that truncate and create act on the
+# the handle), nothing read into B (checked at the end, see below: mincore
+# sees no page of an empty file).  The opens that truncate and create act on the
 # predictions too (that is what a real workload does), so these checks hold
 # whichever open made the prefetch.  Part 2, with PCM (the next file only,
 # so the open that truncates F does not prefetch F itself): train E F G H,
@@ -16,6 +17,7 @@
 . /ppf/guest/lib.sh
 . /ppf/guest/test_robust_lib.sh
 
+plan 12
 TRACE=/sys/kernel/tracing
 mount_data /mnt || { echo "FAIL mount"; exit 1; }
 load_ppf || { echo "FAIL insmod"; exit 1; }
@@ -49,8 +51,6 @@ trace_off
 check "deleted C counted in skipped_stale" ge "$(stat_of skipped_stale)" $((stale + 1))
 check "a stale skip was traced" eval "grep -q 'ppf_prefetch_skip: id=[0-9]* reason=stale' $TRACE/trace"
 check "renamed D2 prefetched whole" eq "$(resident_each D2)" 256
-check "emptied B is still empty" eq "$(stat -c %s B)" 0
-check "C is gone" eval "[ ! -e C ]"
 
 # Part 2
 set_ppf model pcm
@@ -76,7 +76,6 @@ check "truncated F: readahead of its 3 pages from page 0" \
 # but not uptodate: counted as cached, not read again, invisible to mincore.
 f=$(resident_each F)
 check "truncated F: pages 0 and 1 prefetched ($f KiB)" ge "$f" 8
-check "F is still 10240 bytes" eq "$(stat -c %s F)" 10240
 echo "  files $(stat_of files), skipped_stale $(stat_of skipped_stale)," \
 	"skipped_cached $(stat_of skipped_cached), skipped_recent $(stat_of skipped_recent)"
 

@@ -14,6 +14,7 @@
 . /ppf/guest/lib.sh
 . /ppf/guest/test_robust_lib.sh
 
+plan 9
 mount_data /mnt || { echo "FAIL mount"; exit 1; }
 mkdir -p /mnt2
 mount -t ext4 /dev/vdb /mnt2 || { echo "FAIL mount /dev/vdb"; exit 1; }
@@ -96,8 +97,13 @@ echo "SCALE measured $ms ms: $events events, $((events * 1000 / ms)) a second; t
 	echo "SCALE open hook $(( (k1 - k0) / (o1 - o0) )) ns a call under contention (with the other vCPUs' slices)"
 echo "SCALE worker CPU $(( (c1 - c0) / 1000000 )) ms of $((ms * 4)) ms on 4 CPUs ($(( (c1 - c0) / 10000 / (ms * 4) )) %)"
 check "every valid write was accepted" eq "$refused" 0
-check "events were handled" ge "$model" 1
-check "every event reached the model or was counted dropped" eq "$((model + dropped))" "$events"
+# Without events the next check holds with nothing to count: its premise.
+if premise "the measured phase had events ($events) and the worker took some ($model)" \
+	eval '[ "$events" -ge 1 ] && [ "$model" -ge 1 ]'; then
+	check "every event reached the model or was counted dropped" eq "$((model + dropped))" "$events"
+else
+	skip "every event reached the model or was counted dropped" "no event to count"
+fi
 check "the queue drains" eq "$(stat_of events_queued)" 0
 check "both file systems still watched" eq "$(stat_of filesystems)" 2
 
