@@ -92,6 +92,8 @@ TESTS: List[Test] = [
     # ("x86: Booting SMP configuration"); its 6.12 and the test kernel do not.
     Test("sysctl-debian61", "test_sysctl.sh", variant="debian61", smp=1),
     Test("ppfctl-debian61", "test_ppfctl.sh", variant="debian61", disks=("data",), smp=1),
+    # The limits on 6.1, where reads are learnt from pages added (the fallback).
+    Test("limits-debian61", "test_limits.sh", variant="debian61", disks=("limits",), smp=1),
     Test("isolation-debian61", "test_isolation.sh", variant="debian61", disks=("data",), smp=1,
          by_name=True),
     Test("persist-debian61", "test_persist.sh", variant="debian61", disks=("persist", "store"),
