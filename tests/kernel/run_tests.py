@@ -94,6 +94,8 @@ TESTS: List[Test] = [
     Test("ppfctl-debian61", "test_ppfctl.sh", variant="debian61", disks=("data",), smp=1),
     # The limits on 6.1, where reads are learnt from pages added (the fallback).
     Test("limits-debian61", "test_limits.sh", variant="debian61", disks=("limits",), smp=1),
+    # Exec, mapped reads (learnt from the pages faults add) and access on 6.1.
+    Test("access-debian61", "test_access.sh", variant="debian61", disks=("data",), smp=1),
     Test("isolation-debian61", "test_isolation.sh", variant="debian61", disks=("data",), smp=1,
          by_name=True),
     Test("persist-debian61", "test_persist.sh", variant="debian61", disks=("persist", "store"),

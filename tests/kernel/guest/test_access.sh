@@ -63,7 +63,9 @@ else
 	skip "exec: tracepoint ppf_event says exec" "premise"
 fi
 
+# From a cold cache: on 6.1 reads are learnt from the pages they add.
 set_ppf reset 1
+drop_caches
 for i in 1 2 3 4 5; do
 	cat A > /dev/null
 	./prog exit
@@ -99,6 +101,7 @@ fi
 # ---- reads through a mapping ----------------------------------------------
 e_kb() { /ppf/mapped resident "@$held_E" "$1" "$2"; }
 set_ppf reset 1
+drop_caches
 for i in 1 2 3 4 5; do
 	cat P > /dev/null
 	/ppf/mapped touch E 512 64
