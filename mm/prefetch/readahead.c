@@ -537,6 +537,7 @@ static struct dentry *ppf_session_file(struct ppf_session *ps,
 	struct dentry *dentry;
 	struct inode *inode;
 	unsigned int i;
+	u64 start;
 	int err;
 
 	for (i = 0; i < PPF_SESSION_FILES; i++) {
@@ -553,7 +554,9 @@ static struct dentry *ppf_session_file(struct ppf_session *ps,
 		return NULL;
 	}
 	ppf_stat_inc(decodes);
+	start = local_clock();
 	dentry = ppf_fh_decode(h->sb, f->fh, f->fh_len, f->fh_type);
+	ppf_stat_add(worker_decode_ns, local_clock() - start);
 	if (IS_ERR_OR_NULL(dentry)) {
 		*why = PPF_SKIP_STALE;
 		goto fail;
