@@ -2,14 +2,20 @@
 /*
  * openflood - open files as fast as one task can, for an event flood
  *
- * usage: openflood DIR N SECONDS
+ * usage: openflood DIR N SECONDS [CPU]
  *   makes DIR/f0 .. DIR/f<N-1> (4 KiB each) if missing, then opens and
  *   closes them in turn for SECONDS (0: only make them); prints
  *   "opens=K ns_per_open=X max_ns=Y" with CLOCK_MONOTONIC, which in the
  *   test VM is QEMU's instruction counter.  Several at once make the
- *   flood test_flood.sh measures.  Built static for the test VM.
+ *   flood test_flood.sh measures.  With CPU, it runs on that CPU only and
+ *   as a real-time task (SCHED_FIFO, priority 1): nothing of the normal
+ *   class runs on that CPU while it opens, but for what the kernel's
+ *   real-time throttling leaves them (50 ms a second by default).  Built
+ *   static for the test VM.
  */
+#define _GNU_SOURCE
 #include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,8 +39,8 @@ int main(int argc, char **argv)
 	long i, n;
 	int fd;
 
-	if (argc != 4) {
-		fprintf(stderr, "usage: openflood DIR N SECONDS\n");
+	if (argc != 4 && argc != 5) {
+		fprintf(stderr, "usage: openflood DIR N SECONDS [CPU]\n");
 		return 2;
 	}
 	n = atol(argv[2]);
@@ -53,6 +59,18 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		close(fd);
+	}
+	if (argc == 5) {
+		struct sched_param sp = { .sched_priority = 1 };
+		cpu_set_t cpus;
+
+		CPU_ZERO(&cpus);
+		CPU_SET(atoi(argv[4]), &cpus);
+		if (sched_setaffinity(0, sizeof(cpus), &cpus) ||
+		    sched_setscheduler(0, SCHED_FIFO, &sp)) {
+			perror("openflood: CPU and SCHED_FIFO");
+			return 1;
+		}
 	}
 	t0 = now_ns();
 	end = t0 + (long long)(atof(argv[3]) * 1e9);
