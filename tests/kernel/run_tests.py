@@ -129,6 +129,14 @@ TESTS: List[Test] = [
          memory="1024M", timeout=1800),
     # Permissions and isolation (skipped_perm) under the debug kernel.
     Test("robust-isolation", "test_isolation.sh", variant="debug", disks=("data",)),
+    # Exec and mapped reads (the fault-path probes), and the state file's
+    # refusals, under the debug kernel.
+    Test("robust-access", "test_access.sh", variant="debug", disks=("data",)),
+    # The limits under the debug kernel (the file table trimmed, the opens
+    # held resized, states saved and loaded, contexts switched), by name: 140 s
+    # of host time on a loaded machine, where robust-access took 92 s.
+    Test("robust-limits", "test_limits.sh", variant="debug", disks=("limits",),
+         by_name=True),
     # Saving, loading, malformed states and a reboot under the debug kernel.
     Test("robust-persist", "test_persist.sh", variant="debug", disks=("persist", "store"),
          boots=2, append=null_blk_params(completion_nsec=1_000_000, hw_queue_depth=8)),
