@@ -270,10 +270,6 @@ void ppf_file_apply_read(struct ppf_file *f, pgoff_t first, pgoff_t last)
 {
 	spin_lock(&f->lock);
 	if (!f->dead) {
-		/* The first read of a use, or one that meets the range. */
-		f->cur_whole = f->cur_first > f->cur_last ||
-			       (f->cur_whole && first <= f->cur_last + 1 &&
-				last + 1 >= f->cur_first);
 		ppf_range_extend(&f->cur_first, &f->cur_last, first, last);
 		f->cur_map |= ppf_seg_mask(first, last);
 	}
@@ -341,7 +337,6 @@ void ppf_file_opened(struct ppf_file *f)
 		f->prev_map = f->cur_map;
 		ppf_range_clear(&f->cur_first, &f->cur_last);
 		f->cur_map = 0;
-		f->cur_whole = false;
 	}
 	spin_unlock(&f->lock);
 }
@@ -374,23 +369,6 @@ bool ppf_file_last_use(struct ppf_file *f, pgoff_t *first, pgoff_t *last,
 	}
 	spin_unlock(&f->lock);
 	return known;
-}
-
-/**
- * ppf_file_read_whole() - were all the pages of the file's current use read?
- * @f: the entry
- *
- * Return: true if the file was read since its latest open, every page
- * between the first and the last page read (ppf_file_last_use()'s range).
- */
-bool ppf_file_read_whole(struct ppf_file *f)
-{
-	bool whole;
-
-	spin_lock(&f->lock);
-	whole = f->cur_first <= f->cur_last && f->cur_whole;
-	spin_unlock(&f->lock);
-	return whole;
 }
 
 /**

@@ -336,9 +336,6 @@ void ppf_event_release(struct ppf_event *ev);
 
 /**
  * struct ppf_prefetch_state - readahead.c's record of one file
- * @open_removals: page-cache removal count of the file's bucket when the
- *	worker took its latest open (valid if @opened)
- * @opened: the worker has taken an open of the file
  * @predicted_due: event number at which the latest prediction still
  *	standing expects the file (0: none since its last open)
  * @pending_seq: event number of a prefetch not yet followed by an open
@@ -353,8 +350,6 @@ void ppf_event_release(struct ppf_event *ev);
  */
 struct ppf_prefetch_state {
 	bool planned;
-	bool opened;
-	unsigned long open_removals;
 	u64 predicted_due;
 	u64 pending_seq;
 	pgoff_t cached_first;
@@ -407,8 +402,6 @@ static inline bool ppf_seg_used(u64 map, pgoff_t index)
  * @prev_last: last page read during the use before that
  * @cur_map: segments read since the latest open (ppf_seg_mask())
  * @prev_map: segments read during the use before that
- * @cur_whole: every page from @cur_first to @cur_last was read (each read
- *	met or touched the range before it)
  * @prefetch: what readahead.c knows of it
  * @save_index: its index in a state being saved (state.c; worker mutex)
  */
@@ -430,7 +423,6 @@ struct ppf_file {
 	pgoff_t cur_first, cur_last;
 	pgoff_t prev_first, prev_last;
 	u64 cur_map, prev_map;
-	bool cur_whole;
 	struct ppf_prefetch_state prefetch;
 	u32 save_index;
 };
@@ -454,7 +446,6 @@ void ppf_file_opened(struct ppf_file *f);
 bool ppf_files_note_open(struct ppf_sb *s, struct inode *inode);
 bool ppf_file_last_use(struct ppf_file *f, pgoff_t *first, pgoff_t *last,
 		       u64 *map);
-bool ppf_file_read_whole(struct ppf_file *f);
 void ppf_file_set_last_use(struct ppf_file *f, pgoff_t first, pgoff_t last,
 			   u64 map);
 void ppf_files_set_save_index(u32 index);

@@ -9,12 +9,8 @@
  *
  * 1. not if it prefetched it a few events ago and it has not been opened
  *    since (EPCM names the same files event after event);
- * 2. not if it found the same range all cached before, or the file's task
- *    read all of it since its latest open, and no folio has left the page
- *    cache of the file's bucket since (see DOC: Removal hook).  A removal
- *    between the task's read and the worker taking its open goes unseen
- *    (the worker records the count then): the cost is a prefetch not made,
- *    never a wrong page.
+ * 2. not if it found the same range all cached before and no folio has
+ *    left any page cache since (see DOC: Removal hook).
  *
  * When the plan's head is due, ppf_prefetch() and ppf_prefetch_file():
  *
@@ -360,9 +356,6 @@ void ppf_prefetch_opened(struct ppf_file *f)
 	struct ppf_prefetch_state *st = &f->prefetch;
 
 	lockdep_assert_held(&ppf_worker_mutex);
-	/* What the task reads from now on is cached until a removal. */
-	st->opened = true;
-	st->open_removals = ppf_page_cache_removals(ppf_sb_dev(f->sb), f->ino);
 	if (st->pending_seq) {
 		if (ppf_inflight_demanded(f->id, st->pending_seq)) {
 			ppf_stat_inc(prefetch_late);
@@ -420,32 +413,23 @@ static unsigned long ppf_prefetch_range(unsigned long wanted, pgoff_t first,
 }
 
 /*
- * Is the range now wanted known to be all cached, with no look at the
- * file?  Either it was found all cached before, or the file's task read it
- * all since the open the worker last took (a prediction of a file just
- * read: the range wanted is what that use read), and in both cases no
- * folio has left the page cache of the file's bucket since (see DOC:
- * Removal hook).  Then the file need not be decoded and looked at.
+ * Was the range now wanted found all cached, with no folio removed from
+ * any page cache since (see DOC: Removal hook)?  Then it still is, and the
+ * file need not be decoded and looked at again.
  */
 static bool ppf_known_cached(struct ppf_file *f)
 {
 	const struct ppf_prefetch_state *st = &f->prefetch;
-	unsigned long removals;
 	pgoff_t first;
 	unsigned long wanted;
 	u64 map;
 
-	if (!st->cached_span && !st->opened)
-		return false;
-	removals = ppf_page_cache_removals(ppf_sb_dev(f->sb), f->ino);
-	if (st->opened && st->open_removals == removals &&
-	    ppf_file_read_whole(f))
-		return true;
 	if (!st->cached_span)
 		return false;
 	wanted = ppf_wanted_range(f, &first, &map);
 	return wanted == st->cached_span && first == st->cached_first &&
-	       st->cached_removals == removals;
+	       st->cached_removals ==
+	       ppf_page_cache_removals(ppf_sb_dev(f->sb), f->ino);
 }
 
 /**
@@ -666,9 +650,8 @@ static bool ppf_prefetch_file(struct ppf_session *ps, struct ppf_file *f,
  * @why: set to the reason when it is not
  *
  * The checks that need no I/O and no file: prefetched a few events ago and
- * not opened since, or its range found all cached (or read whole by its
- * task since its latest open) with nothing removed from the page cache
- * since.  Counts what it found cached.  The caller holds
+ * not opened since, or its range found all cached with nothing removed from
+ * the page cache since.  Counts what it found cached.  The caller holds
  * ppf_worker_mutex.
  *
  * Return: true if @f should be planned.
