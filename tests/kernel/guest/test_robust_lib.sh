@@ -89,6 +89,11 @@ kmemleak_check() {
 			"no kmemleak in this kernel"
 		return
 	fi
+	# The debug kernel's other detectors: run.py fails a boot on their
+	# reports, which proves nothing if they were never armed.
+	premise "the debug kernel's hung-task and soft-lockup detectors are on" \
+		eval '[ "$(cat /proc/sys/kernel/hung_task_timeout_secs)" -gt 0 ] &&
+		      [ "$(cat /proc/sys/kernel/soft_watchdog)" = 1 ]'
 	sleep 6
 	# A scan that could not run, or a report that could not be read, is
 	# not "no leaks": either fails the check.
