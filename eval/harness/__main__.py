@@ -147,6 +147,12 @@ def main(argv: List[str]) -> int:
         exps = [runner.load_experiment(e) for e in a.experiments]
         if a.trace:
             exps.append(runner.from_spec(adhoc.spec(a), adhoc.name(a), f"--trace {a.trace}"))
+        if a.only:  # a name no experiment has would build everything to boot nothing
+            have = {c.name for e in exps for c in e.configs}
+            unknown = sorted(set(a.only) - have)
+            if unknown:
+                ap.error(f"run --only: no configuration {', '.join(unknown)} in "
+                         f"{', '.join(e.name for e in exps)} (have: {', '.join(sorted(have))})")
     build.ensure_packages(["fio"] if a.cmd == "calibrate" else
                           ["glimpse"] if a.cmd == "realcheck" else [])
     if a.cmd == "realcheck":

@@ -301,6 +301,8 @@ def test_ppfctl_not_loaded() -> None:
     (["run", "no-such-experiment"], 1, r"^harness: no experiment 'no-such-experiment'"),
     (["run", "--trace", "/nonexistent.trace.gz", "--profile", "hdd"], 1,
      r"^harness: trace /nonexistent.trace.gz: no such file"),
+    (["run", "andrew-hdd2001", "--only", "bogus"], 2,
+     r"run --only: no configuration bogus in andrew-hdd2001"),
 ])
 def test_harness_refuses_before_installing(tmp_path: Path, args: List[str], status: int,
                                            pattern: str) -> None:
