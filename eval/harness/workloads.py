@@ -57,6 +57,7 @@ class TraceStats:
     duration_ns: int      # the recorded run: elapsed_ns, else first to last event
     working_set_bytes: int  # distinct bytes read, mapped or written (hot cache)
     compute_ns: int       # the untraced run's user+sys time (0: not measured)
+    events: int = 0       # events in the trace
 
 
 @functools.lru_cache(maxsize=None)
@@ -73,7 +74,8 @@ def trace_stats(trace: Path) -> TraceStats:
         bytes_written=sum(max(e.args[3], 0) for e in ev if e.op == "write"),
         duration_ns=max(span, elapsed if isinstance(elapsed, int) else 0),
         working_set_bytes=working_set(t),
-        compute_ns=compute if isinstance(compute, int) else 0)
+        compute_ns=compute if isinstance(compute, int) else 0,
+        events=len(ev))
 
 
 def working_set(t: Mapping[str, Any]) -> int:
@@ -244,7 +246,10 @@ def from_trace(trace: Path, name: Optional[str] = None) -> Workload:
     if not trace.is_file():
         raise SystemExit(f"harness: trace {trace}: no such file")
     try:
-        trace_stats(trace)
+        events = trace_stats(trace).events
     except (tracefmt.TraceError, OSError) as e:
         raise SystemExit(f"harness: trace {trace}: not a ppf trace: {e}")
+    if not events:
+        raise SystemExit(f"harness: trace {trace}: no events (nothing to replay; "
+                         "was the recorded command found?)")
     return Workload(name or trace_name(trace), trace)

@@ -11,6 +11,7 @@ install a package or start a VM before refusing.
 """
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import re
@@ -303,11 +304,17 @@ def test_ppfctl_not_loaded() -> None:
      r"^harness: trace /nonexistent.trace.gz: no such file"),
     (["run", "andrew-hdd2001", "--only", "bogus"], 2,
      r"run --only: no configuration bogus in andrew-hdd2001"),
+    (["run", "--trace", "EMPTY", "--profile", "hdd"], 1, r"^harness: trace .*: no events"),
 ])
 def test_harness_refuses_before_installing(tmp_path: Path, args: List[str], status: int,
                                            pattern: str) -> None:
     """With a PATH without apt-get or make, anything it tried to install or
-    build would fail loudly: the refusal must come first."""
+    build would fail loudly: the refusal must come first.  EMPTY stands for
+    a trace with a header and no event."""
+    empty = tmp_path / "empty.trace.gz"
+    with gzip.open(empty, "wt") as f:
+        f.write("ppf-trace 2\n")
+    args = [str(empty) if a == "EMPTY" else a for a in args]
     env = dict(os.environ, PATH=str(tmp_path), PYTHONPATH=str(TOP))
     refused(run(HARNESS + args, env=env), status, pattern)
 
