@@ -16,9 +16,61 @@
 # reset, import: the same opens held, predictions as before.
 #
 # Boot 2: Z is deleted, the saved state loaded: Z is dropped, every
-# workload file found.  The first cold run after boot must gain (cold time
-# minus its time) at least 95 % of what boot 1's trained run gained.
+# workload file found.  The first cold run after boot must be as fast as
+# the trained runs that follow it, within what the runs' own spread
+# allows (see "Margins" below).
+#
+# Margins.  A cold run's time varies from run to run: a few ms on the test
+# kernel, tens of ms on the debug kernel, where an 85 ms gain stood against
+# about 50 ms between two runs of one boot and the old checks (medians of
+# 3, then ">= 95 % of the gain") failed at random.  So each figure is the
+# median of K runs, and each margin is taken from the spread measured in
+# the same boot: s, the pooled standard deviation of the runs about their
+# own set's median (2K - 2 degrees of freedom).  For normal noise of
+# standard deviation sd, a median of K runs varies by about 1.25 sd / sqrt(K),
+# a difference of two such medians by 1.25 sd sqrt(2 / K) (0.79 sd for
+# K = 5), and one run minus a median of K by sd sqrt(1 + 1.57 / K) (1.15 sd).
+# A check allows 4 of these standard deviations (s in place of sd): noise
+# alone passes "faster" or fails "as fast" with a chance of the order of
+# 0.2 % (Student's t, 8 degrees of freedom).  The second check must still
+# be able to fail: its premise is that its margin is below the gain, so
+# that a first run that gained nothing fails it; a boot whose spread is too
+# wide for that fails the premise, loudly.  What the check then shows is
+# that the first run kept at least (gain - margin) / gain of the gain,
+# printed: 90-95 % on the test kernel (four runs: s 1-4 ms, gain 107-117 ms).
+#
+# The debug kernel's runs (4 s, CPU-bound under KASAN) spread too wide for
+# either check: in four runs s was 10-24 ms and the gain 56-123 ms, so
+# that the first check passed by 5 and 9 ms in two (56 > 51, 88 > 79 ms),
+# and the second's margin left between 9 % and 37 % of the gain to show,
+# or failed its premise.  There both are skipped, by the kernel (kmemleak
+# is the debug kernel's mark), and the figures only printed; the test
+# kernel judges them.  (Its first run after the load was in fact the
+# fastest in every boot: 3,903-3,924 ms against 3,939-4,022 for the
+# trained runs after it.)
 . /ppf/guest/lib.sh
+. /ppf/guest/test_robust_lib.sh
+
+# Boot 1: 28 checks; boot 2: 6.  Skipped: the timed checks on the debug
+# kernel, the second when its premise fails, kmemleak's on a kernel
+# without it.
+case "$PPF_BOOT" in 1) plan 28 ;; *) plan 6 ;; esac
+K=5
+
+# On the debug kernel kmemleak scans all memory 60 s after boot, then
+# every 10 minutes: seconds of CPU under KASAN, and with -icount QEMU runs
+# the vCPUs in turn, so a scan on the other vCPU lengthens whichever timed
+# run it falls in.  Automatic scans are off; each boot ends with the
+# module unloaded and a scan on demand (kmemleak_check) instead.
+[ -e $KMEMLEAK ] && echo scan=off > $KMEMLEAK
+
+# The debug kernel judges no timing (see Margins).
+judged=1
+why=
+if [ -e $KMEMLEAK ]; then
+	judged=
+	why="the debug kernel: its runs spread too wide to judge a gain of about 100 ms"
+fi
 
 CTL=/ppf/ppfctl
 STATE=/proc/predictive_prefetch_state
@@ -38,12 +90,47 @@ cold_run() {
 	echo $((t1 - t0))
 }
 
-# The median of three cold runs, in ms; settled between runs.
-median3() {
-	a=$(cold_run); settle 1
-	b=$(cold_run); settle 1
-	c=$(cold_run); settle 1
-	echo "$a $b $c" | tr ' ' '\n' | sort -n | sed -n 2p
+# K cold runs, in ms; settled between runs (settle has an n of its own).
+cold_runs() {
+	runs=0
+	while [ $runs -lt $K ]; do
+		printf '%s ' "$(cold_run)"
+		settle 1
+		runs=$((runs + 1))
+	done
+	echo
+}
+
+# spread "RUNS" "RUNS": each set's median, then s (see Margins), rounded
+# up, in ms.  (Busybox awk may have no math library: no sqrt, no ^.)
+spread() {
+	echo "$1 | $2" | awk '
+	function root(x,  r, i) { r = x > 1 ? x : 1; for (i = 0; i < 60; i++) r = (r + x / r) / 2; return r }
+	function med(a, n,  i, j, t) {
+		for (i = 2; i <= n; i++)
+			for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+		return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+	}
+	{
+		n = 0; m = 0
+		for (i = 1; i <= NF; i++) {
+			if ($i == "|") { sep = 1; continue }
+			if (!sep) a[++n] = $i; else b[++m] = $i
+		}
+		for (i = 1; i <= n; i++) x[i] = a[i]
+		for (i = 1; i <= m; i++) y[i] = b[i]
+		ma = med(x, n); mb = med(y, m)
+		for (i = 1; i <= n; i++) v += (a[i] - ma) * (a[i] - ma)
+		for (i = 1; i <= m; i++) v += (b[i] - mb) * (b[i] - mb)
+		s = root(v / (n + m - 2))
+		printf "%d %d %d\n", ma, mb, s == int(s) ? s : int(s) + 1
+	}'
+}
+
+# margin S FACTOR_X100: 4 standard deviations of a difference whose
+# standard deviation is FACTOR_X100 / 100 times s, rounded up, in ms.
+margin() {
+	echo $(( (4 * $1 * $2 + 99) / 100 ))
 }
 
 mount_data /mnt || { echo "FAIL mount"; exit 1; }
@@ -73,8 +160,8 @@ load_damaged() {
 }
 
 if [ "$PPF_BOOT" = 1 ]; then
-	cold=$(median3)
-	echo "  cold, ppf disabled: $cold ms (median of 3)"
+	cold_list=$(cold_runs)
+	echo "  cold, ppf disabled: $cold_list ms"
 	set_ppf enabled 1
 	for i in 1 2 3; do
 		drop_caches
@@ -82,10 +169,19 @@ if [ "$PPF_BOOT" = 1 ]; then
 		cat w/Z > /dev/null
 		settle 1
 	done
-	trained=$(median3)
-	echo "  cold, trained: $trained ms (median of 3)"
-	check "a trained model makes the cold workload faster" \
-		[ "$trained" -lt "$cold" ]
+	trained_list=$(cold_runs)
+	echo "  cold, trained: $trained_list ms"
+	set -- $(spread "$cold_list" "$trained_list")
+	cold=$1 trained=$2 s=$3
+	m=$(margin "$s" 79)
+	echo "  medians of $K: cold $cold ms, trained $trained ms, gain $((cold - trained)) ms;" \
+		"spread s $s ms, margin (4 x 0.79 s) $m ms"
+	if [ -n "$judged" ]; then
+		check "a trained model makes the cold workload faster, beyond the spread ($((cold - trained)) > $m ms)" \
+			[ $((cold - trained)) -gt "$m" ]
+	else
+		skip "a trained model makes the cold workload faster, beyond the spread" "$why"
+	fi
 
 	run $CTL save /store/state
 	check "save: exit 0" eq "$rc" 0
@@ -168,6 +264,9 @@ if [ "$PPF_BOOT" = 1 ]; then
 	set_ppf model epcm
 	cd /
 	umount /store
+	rmmod predictive_prefetch
+	check "module unloads" eq $? 0
+	kmemleak_check
 else
 	read cold trained < /store/times
 	rm /mnt/w/Z
@@ -179,13 +278,33 @@ else
 	check "after reboot: opens replayed" ge "$(stat_of history_events)" 360
 	first=$(cold_run)
 	settle 1
-	again=$(median3)
-	echo "  cold without ppf (boot 1): $cold ms; trained (boot 1): $trained ms"
-	echo "  first cold run after reboot and load: $first ms; then $again ms (median of 3)"
-	gain=$((cold - trained))
-	check "the first cold run after boot gains >= 95 % of a trained run's ($((cold - first)) vs $gain ms)" \
-		[ $((100 * (cold - first))) -ge $((95 * gain)) ]
+	again_list=$(cold_runs)
+	set_ppf enabled 0
+	cold2_list=$(cold_runs)
+	set -- $(spread "$again_list" "$cold2_list")
+	again=$1 cold2=$2 s=$3
+	gain=$((cold2 - again))
+	m=$(margin "$s" 115)
+	echo "  boot 1, medians of $K: cold $cold ms, trained $trained ms"
+	echo "  first cold run after reboot and load: $first ms; then trained: $again_list ms;" \
+		"cold, ppf disabled: $cold2_list ms"
+	echo "  medians of $K: trained $again ms, cold $cold2 ms, gain $gain ms; the first run gained" \
+		"$((cold2 - first)) ms; spread s $s ms, margin (4 x 1.15 s) $m ms"
+	if [ -z "$judged" ]; then
+		skip "the first cold run after boot is as fast as a trained run, within the spread" "$why"
+	elif premise "the margin is below the gain, so a first run that gained nothing fails ($m < $gain ms)" \
+		[ "$m" -lt "$gain" ]; then
+		echo "  the check shows the first run kept at least $(( 100 * (gain - m) / gain )) % of the gain"
+		check "the first cold run after boot is as fast as a trained run, within the spread ($first <= $again + $m ms)" \
+			[ "$first" -le $((again + m)) ]
+	else
+		skip "the first cold run after boot is as fast as a trained run, within the spread" \
+			"the runs spread too wide to tell"
+	fi
 	cd /
 	umount /store
+	rmmod predictive_prefetch
+	check "module unloads" eq $? 0
+	kmemleak_check
 fi
 finish
