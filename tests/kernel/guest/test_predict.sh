@@ -250,12 +250,13 @@ fi
 # several times the benefit, whatever the number of passes in a window.
 # (With 165 events a pass, Debian's 6.1, whose reads were measured at
 # 1.0-1.35 ms, came out at about 1:1 and was paused or not by chance.)
-# Measured in the window that paused (three runs each, six on 6.12):
-#   test kernel   read latency 0.15-1.6 us, cost 72-80 ms, cost/benefit 14,700-108,000
-#   Debian 6.12   read latency 0.10-0.82 ms, cost 60-78 ms, cost/benefit 8.2-132
-#   Debian 6.1    read latency 0.62-0.68 ms, cost 53 ms, cost/benefit 7.1-8.7
-# (11 useful prefetches at most in a window: at 1.35 ms a read, 6.1's
-# ratio would still be 3.6.)  Within a few windows the device is paused
+# Measured in the window that paused, ten runs each (make test-repeat N=10
+# REPEAT_TESTS="predict predict-debian predict-debian61"):
+#   test kernel   read latency 0.15-182 us, cost 64-69 ms, 8-16 used, cost/benefit 26.8-55,743
+#   Debian 6.12   read latency 37-494 us, cost 51-58 ms, 3-9 used, cost/benefit 14.7-217
+#   Debian 6.1    read latency 518-625 us, cost 53-54 ms, 9-10 used, cost/benefit 8.6-11.5
+# (16 useful prefetches at most in a window: at 1.35 ms a read, 6.1's
+# ratio would still be about 2.5.)  Within a few windows the device is paused
 # and its events are dropped; after the pause, a cold cache is prefetched
 # again.
 set_ppf model_order 51
