@@ -67,7 +67,7 @@ python_checks() {
 	line=$(scripts/run-pytest.py tests/vm | tee /dev/stderr | grep -E "$CLOSING" | tail -n 1) || rc=1
 	[[ -n "$line" ]] || line="0 passed, 1 failed"
 	read -r p f s <<<"$(closing "$line")"
-	if mypy eval tests/kernel tests/vm tests/devices tests/sim tests/package tests/series scripts/run-pytest.py userspace/trace-replay/ppftrace; then
+	if mypy eval tests/kernel tests/vm tests/devices tests/sim tests/package tests/series scripts/*.py userspace/trace-replay/ppftrace; then
 		p=$((p + 1))
 	else
 		f=$((f + 1)); rc=1
