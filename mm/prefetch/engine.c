@@ -31,8 +31,9 @@
  * PPF_WAKE_BATCH_NS ago or more, so the first open of a burst (a program
  * starting) is acted on without delay.  Within that interval, an open
  * waits for its end, and the worker takes every event that came meanwhile
- * in one batch: woken at every open of a burst, it spent more on the
- * switches to and from it than on the events.  What the bound costs: an
+ * in one batch, sparing the switches to and from it that a wake-up at
+ * every open costs (under memory pressure, where it was measured, they
+ * took several times the CPU of the work itself).  What the bound costs: an
  * open in a burst is seen by the model at most PPF_WAKE_BATCH_NS later, so
  * its predictions lose at most that much of their lead; an EPCM chain
  * names files 16 opens ahead, and the first open of a burst loses nothing.

@@ -186,9 +186,9 @@ extern struct mutex ppf_config_mutex;
  * @payoff_untracked: devices beyond those payoff.c can judge
  * @lookups: predicted files looked up in their directory ahead of their
  *	open (metadata.c)
- * @predictions_repeated: of @predictions, files predicted again for no
- *	sooner than a prediction still ahead and not yet followed by their
- *	open: nothing to do (pacing.c)
+ * @predictions_repeated: of @predictions, files predicted again for the
+ *	very event a standing prediction expects them at, while what was done
+ *	for that one holds: nothing to do (pacing.c)
  * @decodes: file handles decoded to start readahead (readahead.c)
  * @hook_open_ns: time spent in ppf_event_open(), if measured
  * @hook_read_ns: time spent in ppf_event_read(), if measured

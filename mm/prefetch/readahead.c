@@ -95,23 +95,25 @@ static unsigned long ppf_inflight_pages;
 static struct ppf_issue ppf_pending[PPF_PENDING_RECORDS];
 static unsigned int ppf_pending_head, ppf_pending_tail;
 
-static bool ppf_low_memory(unsigned long nr)
+/* Pages prefetching may still take: MemAvailable above 1/16 of RAM. */
+static long ppf_memory_room(void)
 {
-	return si_mem_available() < (long)(totalram_pages() / 16 + nr);
+	return si_mem_available() - (long)(totalram_pages() / 16);
 }
 
 /**
  * ppf_prefetch_memory_low() - is memory too short for a prefetch to start?
  *
- * The test ppf_prefetch() makes before each chunk: MemAvailable below 1/16
- * of RAM and a chunk.  The engine asks it once per batch of events, to let
- * the worker sleep while nothing could be prefetched anyway.
+ * The test ppf_prefetch() makes before each chunk: less room than a chunk
+ * (MemAvailable below 1/16 of RAM and a chunk).  The engine asks it once
+ * per batch of events, to let the worker sleep while nothing could be
+ * prefetched anyway.
  *
  * Return: true if no prefetch would start now.
  */
 bool ppf_prefetch_memory_low(void)
 {
-	return ppf_low_memory(PPF_CHUNK_PAGES);
+	return ppf_memory_room() < (long)PPF_CHUNK_PAGES;
 }
 
 /* Pages of [first, first + nr) in the page cache, and whether any is still being read. */
@@ -412,26 +414,6 @@ static unsigned long ppf_prefetch_range(unsigned long wanted, pgoff_t first,
 	return min_t(unsigned long, wanted, end - first);
 }
 
-/*
- * Was the range now wanted found all cached, with no folio removed from
- * any page cache since (see DOC: Removal hook)?  Then it still is, and the
- * file need not be decoded and looked at again.
- */
-static bool ppf_known_cached(struct ppf_file *f)
-{
-	const struct ppf_prefetch_state *st = &f->prefetch;
-	pgoff_t first;
-	unsigned long wanted;
-	u64 map;
-
-	if (!st->cached_span)
-		return false;
-	wanted = ppf_wanted_range(f, &first, &map);
-	return wanted == st->cached_span && first == st->cached_first &&
-	       st->cached_removals ==
-	       ppf_page_cache_removals(ppf_sb_dev(f->sb), f->ino);
-}
-
 /**
  * ppf_prefetch_still_cached() - is a file found all cached known to still be?
  * @f: the file
@@ -451,6 +433,24 @@ bool ppf_prefetch_still_cached(struct ppf_file *f)
 	lockdep_assert_held(&ppf_worker_mutex);
 	return st->cached_span && st->cached_removals ==
 	       ppf_page_cache_removals(ppf_sb_dev(f->sb), f->ino);
+}
+
+/*
+ * Was the range now wanted found all cached, with no folio removed from
+ * any page cache since (see DOC: Removal hook)?  Then it still is, and the
+ * file need not be decoded and looked at again.
+ */
+static bool ppf_known_cached(struct ppf_file *f)
+{
+	const struct ppf_prefetch_state *st = &f->prefetch;
+	pgoff_t first;
+	unsigned long wanted;
+	u64 map;
+
+	if (!ppf_prefetch_still_cached(f))
+		return false;
+	wanted = ppf_wanted_range(f, &first, &map);
+	return wanted == st->cached_span && first == st->cached_first;
 }
 
 /*
@@ -689,7 +689,7 @@ void ppf_prefetch_begin(struct ppf_session *ps)
 	lockdep_assert_held(&ppf_worker_mutex);
 	memset(ps->held, 0, sizeof(ps->held));
 	ps->next = 0;
-	ps->avail = si_mem_available() - (long)(totalram_pages() / 16);
+	ps->avail = ppf_memory_room();
 }
 
 /**
