@@ -91,9 +91,9 @@ def summarize_config(d: Path, cache: str,
         s["host_s"] = json.loads(meta.read_text())["host_s"]
     st = d / "ppf-stats.txt"
     if st.exists():
-        kv = dict(l.split() for l in st.read_text().splitlines() if len(l.split()) == 2)
-        s["ppf"] = {k: int(kv[k]) for k in ("prefetch_issued", "pages_requested",
-                                          "prefetch_useful", "prefetch_wasted", "worker_ns")
+        kv = _counters(st)
+        s["ppf"] = {k: kv[k] for k in ("prefetch_issued", "pages_requested",
+                                     "prefetch_useful", "prefetch_wasted", "worker_ns")
                     if k in kv}
     rc = run_counters(d, cache, icount_shift)
     if rc is not None:
