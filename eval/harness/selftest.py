@@ -52,7 +52,7 @@ RANDOM = "selftest-random"
 MISS_FLOOR_PCT = 40.0
 NO_HARM_PCT = 1.0
 # The share of andrew's cold-to-hot gap EPCM closes in elapsed time on
-# hdd-2001: 12.4 % (none 3.877 s, EPCM 3.711 s, hot 2.533 s); earlier
+# hdd-2001: 12.4 % (none 3.877 s, EPCM 3.711 s, hot 2.532 s); earlier
 # modules measured 7.5-11.6 %, moving with the worker's instruction count.
 # The floor is below the lowest of these, so that a change that loses what
 # the I/O policy gained fails here: a first rule for the lookahead, which
