@@ -3,6 +3,8 @@
 #
 # Reads /ppf/eval.conf (shell variables written by the harness):
 #   TRACE [WARMUP_TRACES INTERLUDE_TRACE] WARMUPS RUNS HOT_RUNS SPIN_RATE MODEL PS ORDER BOOTLIST BLKTRACE
+#   [ORACLE ORACLE_CLASS] (1: the boot list is swept in disk order with its
+#   metadata, eval/guest/oracle.c, at I/O priority class ORACLE_CLASS)
 #   MODEL_ON (1: enable the module) REPLAY_ARGS (extra ppf-replay run options)
 #   SYSCTLS (NAME=VALUE ... of vm.predictive_prefetch, set after the model)
 #   DEV DEV_SETUP DEV_TIMED (the disk profile's device: eval/harness/profiles.py)
@@ -24,6 +26,7 @@ PPF=/proc/sys/vm/predictive_prefetch
 OUT=/tmp/out
 DIR=/mnt/w
 R=/ppf/ppf-replay
+START=/tmp/replay-started
 mkdir -p $OUT $DIR
 
 say() { echo "ppf-eval: $*"; }
@@ -84,9 +87,6 @@ elif [ -n "${MEMORY_LIMIT_MB:-}" ]; then
     say "memory limit: $(cat $CG/replay/memory.max) bytes (cgroup $(cat /proc/self/cgroup))"
 fi
 
-# The bootlist baseline's sentinel: a file on the same file system, outside
-# the workload's tree, whose eviction tells bootlist the replay dropped caches.
-dd if=/dev/zero bs=4096 count=1 2>/dev/null | tr '\0' 'x' > $DIR/.bootlist-sentinel
 sync
 /ppf/nbcopy --align 2
 
@@ -112,12 +112,22 @@ replay() {  # replay NAME TRACE [ppf-replay run options]
     $R build-tree $tr $DIR/t > /dev/null || { say "build-tree failed"; return 1; }
     t0=$(date +%s)
     bl=
-    if [ "$BOOTLIST" = 1 ] && [ -s /tmp/bootlist.txt ]; then
-        /ppf/bootlist --sentinel $DIR/.bootlist-sentinel /tmp/bootlist.txt 2> $OUT/$name.bootlist &
+    rm -f $START  # the replay makes it after its cache drop: the prefetchers' start
+    if [ "${ORACLE:-0}" = 1 ] && [ -s /tmp/bootlist.txt ]; then
+        # planned once, here: the tree is built and still cached from the
+        # last warm-up (files the run creates are absent: left out)
+        [ -s /tmp/oracle.plan ] ||
+            /ppf/oracle plan --dev $DEV --root $DIR/t /tmp/bootlist.txt > /tmp/oracle.plan ||
+            { say "oracle plan failed"; return 1; }
+        /ppf/oracle run --class ${ORACLE_CLASS:-be} --start-mark $START --dev $DEV /tmp/oracle.plan \
+            2> $OUT/$name.bootlist &
+        bl=$!
+    elif [ "$BOOTLIST" = 1 ] && [ -s /tmp/bootlist.txt ]; then
+        /ppf/bootlist --start-mark $START /tmp/bootlist.txt 2> $OUT/$name.bootlist &
         bl=$!
     fi
     [ -n "$measured" ] && stats_to $name.ppf-before.txt
-    $R run --quiet ${SPIN_RATE:+--spin-rate=$SPIN_RATE} ${REPLAY_ARGS:-} --json $OUT/$name.json "$@" $tr $DIR/t
+    $R run --quiet --drop-mark $START ${SPIN_RATE:+--spin-rate=$SPIN_RATE} ${REPLAY_ARGS:-} --json $OUT/$name.json "$@" $tr $DIR/t
     rc=$?
     [ -n "$bl" ] && wait $bl
     [ -n "$measured" ] && drained_stats_to $name.ppf-after.txt
@@ -126,11 +136,29 @@ replay() {  # replay NAME TRACE [ppf-replay run options]
     say "run $name rc=$rc elapsed_ns=$el io_latency_ns=$io"
 }
 
+# The data ranges a run read, from its --events file, as "END_NS OFFSET LEN
+# PATH" in order (LEN 0: the whole file), with REPLAY_ARGS' modes applied: an
+# exec read as its head or not at all, a mapping not touched, read no bytes.
+exec_mode=map mmap_mode=map
+for a in ${REPLAY_ARGS:-}; do
+    case $a in --exec=*) exec_mode=${a#--exec=} ;; --mmap=*) mmap_mode=${a#--mmap=} ;; esac
+done
+run_ranges() {
+    awk -F'\t' -v d="$DIR/t/" -v em=$exec_mode -v mm=$mmap_mode '
+        NR > 1 && $10 == "ok" && index($14, d) == 1 {
+            off = $12; len = $13
+            if ($3 == "exec") {
+                if (em == "none") next
+                off = 0; len = em == "head" ? 4096 : 0
+            } else if ($3 == "mmap") {
+                if (mm == "none") next
+            } else if ($3 != "read") next
+            if (len < 0) { off = 0; len = 0 }
+            print $7, off, len, $14 }' "$1"
+}
+
 make_bootlist() {  # from the previous run's events: ranges in order of use
-    awk -F'\t' -v d="$DIR/t/" 'NR > 1 && ($3 == "read" || $3 == "mmap" || $3 == "exec") &&
-        $10 == "ok" && index($14, d) == 1 {
-            off = $12; len = $13; if ($3 == "exec" || len < 0) { off = 0; len = 0 }
-            print off, len, $14 }' /tmp/events.tsv > /tmp/bootlist.txt
+    run_ranges /tmp/events.tsv | cut -d' ' -f2- > /tmp/bootlist.txt
     say "bootlist: $(wc -l < /tmp/bootlist.txt) ranges"
 }
 
@@ -149,7 +177,15 @@ done
 reads_of() {  # the per-read latencies of a run (for distributions), then drop the events
     awk -F'\t' 'NR > 1 && $3 == "read" && $10 == "ok" { print $8, $9 }' /tmp/ev.tsv |
         gzip > $OUT/$1.reads.gz
+    accesses_of $1
     rm -f /tmp/ev.tsv
+}
+accesses_of() {  # the files at the start and each data access (the report's bound)
+    { echo "# sizes"
+      $R build-tree --list $TRACE $DIR/t |
+          awk '$1 == "file" { s = $2; sub(/^file +[0-9]+ /, ""); print s, $0 }'
+      echo "# accesses: end_ns offset len path"; run_ranges /tmp/ev.tsv; } |
+        gzip > $OUT/$1.accesses.gz
 }
 i=1
 while [ $i -le $RUNS ]; do

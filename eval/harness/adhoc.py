@@ -27,7 +27,7 @@ INITRAMFS_MAX_MB = 1024
 
 
 def config(word: str) -> Dict[str, Any]:
-    """One --models word: none, last_successor, bootlist, hot, pcm, epcm or
+    """One --models word: none, last_successor, bootlist, oracle, hot, pcm, epcm or
     pcm-PS-ORDER / epcm-PS-ORDER."""
     if word == "hot":
         return {"name": "hot", "model": "none", "cache": "hot"}
@@ -66,7 +66,7 @@ def spec(a: argparse.Namespace) -> Dict[str, Any]:
         "trace": str(trace), "profile": a.profile,
         # compute: think time scaled to the untraced run's CPU time, when the
         # recorder measured it (ppf-trace record --untraced-run)
-        "spin_rate": a.spin_rate or ("compute" if s.compute_ns > 0 else "83"),
+        "spin_rate": a.spin_rate or ("compute" if s.compute_ns > 0 else "calibrated"),
         "replay_args": a.replay_args,
         "image_in_initramfs": w.image_mb <= INITRAMFS_MAX_MB,
         "warmups": a.warmups, "runs": a.runs,
@@ -91,7 +91,7 @@ def add_options(r: argparse.ArgumentParser) -> None:
     g.add_argument("--profile", help="disk profile (profiles.py)")
     g.add_argument("--models", default="none,epcm",
                    help="configurations, comma-separated: none, last_successor, pcm, epcm, "
-                        "bootlist, hot, pcm-PS-ORDER, epcm-PS-ORDER (default none,epcm)")
+                        "bootlist, oracle, hot, pcm-PS-ORDER, epcm-PS-ORDER (default none,epcm)")
     g.add_argument("--hot", action="store_true",
                    help="add the hot cache (the limit the share of the gap is measured to)")
     g.add_argument("--name", help="experiment name (default TRACENAME-PROFILE)")
@@ -101,7 +101,7 @@ def add_options(r: argparse.ArgumentParser) -> None:
                    help="a trace the warm-ups replay instead (repeat: in turn)")
     g.add_argument("--replay-args", default="", help="extra ppf-replay run options")
     g.add_argument("--spin-rate", help="think-time spin rate (default compute if the trace "
-                                       "has compute_ns, else 83)")
+                                       "has compute_ns, else calibrated: the recorded think time)")
     g.add_argument("--memory-limit-mb", type=int,
                    help="replays in a cgroup with this memory.max")
     g.add_argument("--memory-limit-scope", choices=("cgroup", "guest"), default="cgroup",

@@ -62,9 +62,11 @@ class Built:
         out = {}
         d = CACHE / "bin"
         d.mkdir(parents=True, exist_ok=True)
-        for name in ("bootlist", "nbcopy"):
+        for name in ("bootlist", "oracle", "nbcopy"):
             src = GUEST / f"{name}.c"
-            dst = d / f"{name}-{sha(src)}"
+            # named by the digest of the source and of the header it may include
+            digest = sha(src) if name == "nbcopy" else sha(src, GUEST / "start_mark.h")
+            dst = d / f"{name}-{digest}"
             if not dst.exists():
                 tmp = d / f".{dst.name}.{os.getpid()}"
                 kernel.build_static(src, tmp)
@@ -94,9 +96,12 @@ class Built:
                 "replay_sha256": sha(self.replay)}
 
 
-def sha(path: Path) -> str:
-    """The first 12 hex digits of path's SHA-256."""
-    return hashlib.sha256(path.read_bytes()).hexdigest()[:12]
+def sha(path: Path, *more: Path) -> str:
+    """The first 12 hex digits of path's SHA-256 (of path and more, in turn)."""
+    h = hashlib.sha256(path.read_bytes())
+    for p in more:
+        h.update(p.read_bytes())
+    return h.hexdigest()[:12]
 
 
 def workload_image(w: Workload, trace: Path, others: Sequence[Path] = ()) -> Tuple[Path, int]:

@@ -240,7 +240,7 @@ def boot(b: build.Built, w: Workload, profile: Profile, img: Path, img_mb: int,
             f"{sparse.sparse_image(img)}:/ppf/image.img")
     req = BootRequest(kernel=b.kdir, initrd=b.initrd, command=GUEST_SCRIPT.read_text(),
                       adds=adds, append=profile.kernel_params(img_mb),
-                      memory=w.memory(True), smp=1, icount_shift=2,
+                      memory=w.memory(True), smp=1, icount_shift=runner.ICOUNT_SHIFT,
                       timeout=float(w.timeout(TIMEOUT_RUNS)), log=out / "vm.log")
     t = time.monotonic()
     build.log(f"realcheck: booting ({w.name}, {profile.name}, image {img_mb} MiB)")

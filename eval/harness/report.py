@@ -7,6 +7,8 @@ import statistics
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
+from . import bound
+from .profiles import PROFILES
 from .runner import RESULTS, load_experiment, workload_name
 from .workloads import TOP
 
@@ -88,7 +90,9 @@ def summarize_config(d: Path, cache: str,
     }
     meta = d / "meta.json"
     if meta.exists():
-        s["host_s"] = json.loads(meta.read_text())["host_s"]
+        m = json.loads(meta.read_text())
+        s["host_s"] = m["host_s"]
+        s["measured_by"] = m.get("build", {}).get("git")
     st = d / "ppf-stats.txt"
     if st.exists():
         kv = _counters(st)
@@ -115,29 +119,39 @@ def cgroup(d: Path) -> Dict[str, int]:
             "max_events": int(ev.get("max", 0)), "oom_kill": int(ev.get("oom_kill", 0))}
 
 
-def summarize(name: str) -> Dict[str, Any]:
+def summarize(name: str, committed: Optional[Path] = None) -> Dict[str, Any]:
+    """The experiment's summary from its results; a configuration with no
+    results collected here is carried over from the summary at @committed
+    (if it has it), marked "carried" with the build that measured it, so
+    that measuring one configuration again keeps the others' record."""
     exp = load_experiment(name)
     root = RESULTS / exp.name
+    old = json.loads(committed.read_text()) if committed and committed.exists() else {}
+    if old and not same_bench(old, exp.icount_shift):
+        old = {}  # another guest CPU: its figures are not comparable, none carried
+    old_rows = {r["config"]: r for r in old.get("rows", []) if r.get("cache") != "bound"}
+    old_build = ((old.get("run") or {}).get("build") or {}).get("git")
     rows: List[Dict[str, Any]] = []
     for c in exp.configs:
         s = summarize_config(root / c.name, "hot" if c.cache == "hot" else "cold",
                              exp.icount_shift)
         if s is None:
+            if c.name in old_rows:
+                carried = dict(old_rows[c.name])
+                carried.setdefault("carried", carried.get("measured_by") or old_build or "?")
+                rows.append(carried)
             continue
         rows.append({"config": c.name, "label": c.label, "model": c.model, "ps": c.ps,
                      "order": c.order, "cache": c.cache, **s})
-    # reductions: cold rows against no prefetching (cold); the "hot" row too
-    # (the bound); other hot rows against "hot" (the cost of the module there)
     cold_base = next((r for r in rows if r["config"] == "none"), None)
     hot_base = next((r for r in rows if r["config"] == "hot"), None)
-    for r in rows:
-        base = hot_base if r["cache"] == "hot" and r["config"] != "hot" else cold_base
-        r["baseline"] = base["config"] if base else None
-        if base:
-            for k, out in (("elapsed_s", "elapsed_red"), ("io_latency_s", "io_red"),
-                           ("read_mean_us", "read_red")):
-                r[out] = 100.0 * (1 - r[k] / base[k]) if base[k] else None
-    gap_closed(rows, cold_base, hot_base)
+    b = bound.bound_of_run(root / "hot", PROFILES[exp.profile]) if hot_base else None
+    if b is None and "bound" in old_rows.get("hot", {}):
+        b = old_rows["hot"]["bound"]
+    if b is not None and hot_base is not None:
+        hot_base["bound"] = b
+        rows.append(bound_row(b))
+    reductions(rows, cold_base, hot_base)
     # determinism: the same configuration in two boots
     det = []
     for c in exp.configs:
@@ -160,6 +174,41 @@ def summarize(name: str) -> Dict[str, Any]:
             "hot_run": hot_base is not None, "rows": rows, "determinism": det}
 
 
+def same_bench(old: Dict[str, Any], icount_shift: int) -> bool:
+    """Was the summary @old measured on the bench of today's experiment (the
+    same guest CPU)?  Summaries before the shift was recorded ran at 2."""
+    return bool(old.get("icount_shift", 2) == icount_shift)
+
+
+def bound_row(b: Dict[str, Any]) -> Dict[str, Any]:
+    """The computed bound (bound.py) as a row of the table: elapsed only."""
+    none_keys = ("think_s", "io_latency_s", "read_mean_us", "read_p50_us", "read_p99_us",
+                 "hits", "partial", "misses", "host_s")
+    return {"config": "bound", "label": "bound (media rate)", "model": "bound",
+            "cache": "bound", "elapsed_s": b["elapsed_s"], "runs": b["runs"],
+            "bound": b, **{k: None for k in none_keys}}
+
+
+def reductions(rows: List[Dict[str, Any]], cold_base: Optional[Dict[str, Any]],
+               hot_base: Optional[Dict[str, Any]]) -> None:
+    """Each row against its baseline: cold rows (the hot row and the bound
+    too) against no prefetching (cold), other hot rows against "hot" (the
+    module's cost there); then the share of the gap, and of the oracle's."""
+    for r in rows:
+        base = hot_base if r["cache"] == "hot" and r["config"] != "hot" else cold_base
+        r["baseline"] = base["config"] if base else None
+        for k, out in (("elapsed_s", "elapsed_red"), ("io_latency_s", "io_red"),
+                       ("read_mean_us", "read_red")):
+            r[out] = (100.0 * (1 - r[k] / base[k]) if base and base[k] and r[k] is not None
+                      else None)
+    gap_closed(rows, cold_base, hot_base)
+    oracle = next((r for r in rows if r["config"] == "oracle"), None)
+    for r in rows:
+        g, og = r.get("gap_elapsed_pct"), oracle and oracle.get("gap_elapsed_pct")
+        r["of_oracle_pct"] = (100.0 * g / og if g is not None and og and og > 0
+                              and r["cache"] == "cold" and r is not oracle else None)
+
+
 GAP_KEYS = (("elapsed_s", "gap_elapsed_pct"), ("io_latency_s", "gap_io_pct"))
 NO_HOT = "no hot run"
 
@@ -171,11 +220,13 @@ def gap_closed(rows: List[Dict[str, Any]], none: Optional[Dict[str, Any]],
     total I/O latency.  The hot cache is the physical limit: 100 % is
     prefetching as good as having everything cached, 0 % no better than no
     prefetching, below 0 worse.  None where there is no such gap to close:
-    no "none" or no "hot" run (the table says "no hot run"), or a hot row."""
+    no "none" or no "hot" run (the table says "no hot run"), or a hot row.
+    The bound's row (elapsed only) is the share no prefetcher can pass."""
     for r in rows:
         for k, out in GAP_KEYS:
             r[out] = None
-            if none is None or hot is None or (r["cache"] != "cold" and r is not hot):
+            if (none is None or hot is None or r[k] is None
+                    or (r["cache"] not in ("cold", "bound") and r is not hot)):
                 continue
             span = none[k] - hot[k]
             r[out] = 100.0 * (none[k] - r[k]) / span if span else None
@@ -195,18 +246,21 @@ def cell(x: Any, fmt: str = "{:.2f}") -> str:
 def table(s: Dict[str, Any]) -> str:
     hdr = ("| config | elapsed s | think s | I/O latency s | read mean us | p50 | p99 | "
            "hit / partial / miss | elapsed red. | I/O red. | read red. | "
-           "gap closed: elapsed | gap closed: I/O | host s |")
-    out = [hdr, "|" + "---|" * 14]
+           "gap closed: elapsed | gap closed: I/O | of the oracle's | host s |")
+    out = [hdr, "|" + "---|" * 15]
     for r in s["rows"]:
+        hpm = ("-" if r["hits"] is None else
+               f"{r['hits']:.0f} / {r['partial']:.0f} / {r['misses']:.0f}")
         out.append("| " + " | ".join([
-            r["label"], cell(r["elapsed_s"], "{:.3f}"), cell(r["think_s"]),
+            r["label"] + (" (carried)" if r.get("carried") else ""),
+            cell(r["elapsed_s"], "{:.3f}"), cell(r["think_s"]),
             cell(r["io_latency_s"], "{:.3f}"),
             cell(r["read_mean_us"], "{:.0f}"), cell(r["read_p50_us"], "{:.1f}"),
             cell(r["read_p99_us"], "{:.0f}"),
-            f"{r['hits']:.0f} / {r['partial']:.0f} / {r['misses']:.0f}",
-            cell(r.get("elapsed_red"), "{:+.1f}%"), cell(r.get("io_red"), "{:+.1f}%"),
+            hpm, cell(r.get("elapsed_red"), "{:+.1f}%"), cell(r.get("io_red"), "{:+.1f}%"),
             cell(r.get("read_red"), "{:+.1f}%"), gap_cell(s, r, "gap_elapsed_pct"),
-            gap_cell(s, r, "gap_io_pct"), cell(r.get("host_s"), "{:.0f}")]) + " |")
+            gap_cell(s, r, "gap_io_pct"), cell(r.get("of_oracle_pct"), "{:.0f}%"),
+            cell(r.get("host_s"), "{:.0f}")]) + " |")
     return "\n".join(out)
 
 
@@ -241,7 +295,7 @@ def det_table(s: Dict[str, Any]) -> str:
 
 SUMMARY = SUMMARIES / "summary.json"
 SUMMARY_KEYS = ("elapsed_s", "io_latency_s", "read_mean_us", "read_p99_us",
-                "gap_elapsed_pct", "gap_io_pct", "runs")
+                "gap_elapsed_pct", "gap_io_pct", "of_oracle_pct", "runs", "carried")
 
 
 def summary_rows(summaries: Path = SUMMARIES) -> List[Dict[str, Any]]:
@@ -289,23 +343,33 @@ def check_not_less(s: Dict[str, Any], old_path: Path) -> None:
     results are collected in a cache that another run or machine may not
     have, and the committed summary and figures are the record."""
     name = s["experiment"]
-    if not s["rows"]:
+    if not any(not r.get("carried") for r in s["rows"] if r.get("cache") != "bound"):
         raise ReportRefused(name, f"no results collected in {RESULTS / name} "
                             f"(run: python3 -m eval.harness run {name})")
     if not old_path.exists():
         return
     old = json.loads(old_path.read_text())
-    have = {r["config"]: r.get("runs", 0) for r in s["rows"]}
+    if not same_bench(old, s["icount_shift"]):
+        # a new bench replaces the old one's figures: git keeps them
+        print(f"report {name}: {old_path} was measured at icount shift "
+              f"{old.get('icount_shift', 2)}, this at {s['icount_shift']}: replaced; its "
+              f"configurations not measured again are dropped: "
+              + (", ".join(r["config"] for r in old.get("rows", [])
+                           if r.get("cache") != "bound" and r["config"] not in
+                           {x["config"] for x in s["rows"]}) or "none"))
+        return
+    have = {r["config"]: r.get("runs", 0) for r in s["rows"] if r.get("cache") != "bound"}
     lost = [f"{r['config']} ({r.get('runs', 0)} runs)" for r in old.get("rows", [])
-            if have.get(r["config"], 0) < r.get("runs", 0)]
+            if r.get("cache") != "bound" and have.get(r["config"], 0) < r.get("runs", 0)]
     if lost:
         raise ReportRefused(name, f"{old_path} has results this one lacks: "
                             f"{', '.join(lost)} (collected in {RESULTS / name})")
 
 
 def report(name: str, figures: bool = True) -> Dict[str, Any]:
-    s = summarize(name)
-    check_not_less(s, SUMMARIES / f"{s['experiment']}.json")
+    committed = SUMMARIES / f"{load_experiment(name).name}.json"
+    s = summarize(name, committed)
+    check_not_less(s, committed)
     print(f"\n## {s['experiment']}: {s['workload']} on {s['profile']}, "
           f"{s['warmups']} warm-ups, {s['runs']} measured runs\n")
     c = s["calibration"]
@@ -317,6 +381,14 @@ def report(name: str, figures: bool = True) -> Dict[str, Any]:
     print("\ngap closed: (cold none - cold config) / (cold none - hot), the share of the "
           "hot cache's gain the configuration gets"
           + ("" if s["hot_run"] else " (no hot run in this experiment: not computed)"))
+    print("of the oracle's: a configuration's share of the gap over the oracle's (the run's "
+          "own pages and metadata swept in disk order from its start, eval/guest/oracle.c); "
+          "bound: the hot run plus the bytes at the media rate in first-use order "
+          "(eval/harness/bound.py), which no prefetcher passes")
+    carried = sorted({f"{r['config']} ({r['carried']})" for r in s["rows"] if r.get("carried")})
+    if carried:
+        print(f"carried from the committed summary (not measured in this cache; the build "
+              f"that measured them): {', '.join(carried)}")
     print("\nthe worker in the measured runs (CPU time at the guest's fixed instruction "
           "rate, so instructions per open are CPU time / 2^icount_shift ns):\n")
     print(worker_table(s))

@@ -30,23 +30,37 @@ EXPERIMENTS = TOP / "eval" / "experiments"
 # PPF_RESULTS: another root, e.g. one private to a run (make test's short
 # evaluation uses one, so two runs on one machine never read each other's).
 RESULTS = Path(os.environ.get("PPF_RESULTS") or build.CACHE / "results")
-MODELS = ("none", "last_successor", "pcm", "epcm", "bootlist")
+MODELS = ("none", "last_successor", "pcm", "epcm", "bootlist", "oracle")
+# The guest's CPU: one instruction a nanosecond (icount shift 0), the speed
+# of the cores that drive today's flash; at shift 2 (250 MIPS, the bench
+# until the oracle came) every instruction of the kernel, ppf's worker
+# included, weighed four times what the devices' timings assume.
+ICOUNT_SHIFT = 0
 # Spin rate of the replay's think time (iterations per us), fixed so every
-# boot does the same work: the value ppf-replay's calibration measured in the
-# test VM at icount shift 2 (see docs/results.md, "Determinism").
+# boot does the same work: ppf-replay's calibration measured 83 iterations/us
+# in the test VM at icount shift 2 (83.1 in every run's "calibration"); one
+# iteration is a fixed number of instructions, so the rate at shift s is
+# 83 x 2^(2 - s) (332 at shift 0, where the calibration measures 332.5).
 CALIBRATED_SPIN_RATE = 83.0
-DEFAULT_SPIN_RATE = f"{CALIBRATED_SPIN_RATE:g}"  # an experiment's "spin_rate": "83"
+CALIBRATED_AT_SHIFT = 2
+DEFAULT_SPIN_RATE = "calibrated"  # an experiment's "spin_rate": spin_rate_at(its shift)
+
+
+def spin_rate_at(shift: int) -> float:
+    """The calibrated spin rate at icount shift @shift (iterations per us)."""
+    return CALIBRATED_SPIN_RATE * 2.0 ** (CALIBRATED_AT_SHIFT - shift)
 
 
 @dataclasses.dataclass
 class Config:
     name: str
-    model: str = "none"          # none | last_successor | pcm | epcm | bootlist
+    model: str = "none"          # none | last_successor | pcm | epcm | bootlist | oracle
     ps: int = 64
     order: int = 51
     cache: str = "cold"          # cold | hot (measured runs)
     # other vm.predictive_prefetch sysctls, set after the model (e.g. io_class)
     sysctls: Dict[str, str] = dataclasses.field(default_factory=dict)
+    oracle_class: str = "be"     # the oracle's I/O priority class: be | idle
 
     @property
     def label(self) -> str:
@@ -69,8 +83,8 @@ class Experiment:
     hot_runs: int = 0
     repeat: List[str] = dataclasses.field(default_factory=list)    # booted twice
     blktrace: List[str] = dataclasses.field(default_factory=list)  # one run more, traced
-    icount_shift: int = 2
-    spin_rate: Any = DEFAULT_SPIN_RATE  # iterations per us, or "compute"
+    icount_shift: int = ICOUNT_SHIFT
+    spin_rate: Any = DEFAULT_SPIN_RATE  # iterations per us, "calibrated" or "compute"
     trace: Any = None              # a path, {"random": SEED}, {"workload": NAME}
     warmup_trace: Any = None       # one trace for every warm-up (old files)
     warmup_traces: Any = None      # a list of them, replayed in turn
@@ -129,7 +143,7 @@ def from_spec(spec: Dict[str, Any], name: str, where: str) -> Experiment:
     spec.setdefault("hot_runs", 0)
     spec.setdefault("repeat", [])
     spec.setdefault("blktrace", [])
-    spec.setdefault("icount_shift", 2)
+    spec.setdefault("icount_shift", ICOUNT_SHIFT)
     spec.setdefault("spin_rate", DEFAULT_SPIN_RATE)
     spec.setdefault("image_in_initramfs", True)  # no virtio disk: docs/results.md, Determinism
     fields = {f.name for f in dataclasses.fields(Experiment)} - {"configs", "spec",
@@ -167,9 +181,16 @@ def expand(specs: List[Dict[str, Any]]) -> List[Config]:
                                   s.get("cache", "cold"), check_sysctls(s)))
         else:
             fields: Dict[str, Any] = {**s, "sysctls": check_sysctls(s)}
-            c = Config(**fields)
+            try:
+                c = Config(**fields)
+            except TypeError as e:
+                raise SystemExit(f"harness: configuration {s.get('name', s.get('model'))}: "
+                                 f"{e}") from None
             if c.model not in MODELS:
                 raise SystemExit(f"harness: unknown model {c.model}")
+            if c.oracle_class not in ("idle", "be"):
+                raise SystemExit(f"harness: configuration {c.name}: oracle_class is idle "
+                                 f"or be, not {c.oracle_class!r}")
             out.append(c)
     return out
 
@@ -269,12 +290,15 @@ def think_and_compute(trace: Path) -> Dict[str, int]:
 
 def spin_rate(exp: Experiment) -> str:
     """"compute": think time scaled so that its total is the untraced run's
-    user+sys time (the recorded gaps also hold strace's per-process costs)."""
+    user+sys time (the recorded gaps also hold strace's per-process costs);
+    "calibrated": the recorded think time; both at the experiment's shift."""
+    if str(exp.spin_rate) == "calibrated":
+        return f"{spin_rate_at(exp.icount_shift):g}"
     if str(exp.spin_rate) != "compute":
         return str(exp.spin_rate)
     tc = think_and_compute(trace_of(exp))
     exp.think_scale = tc["compute_ns"] / tc["think_recorded_ns"]
-    return f"{CALIBRATED_SPIN_RATE * exp.think_scale:.3f}"
+    return f"{spin_rate_at(exp.icount_shift) * exp.think_scale:.3f}"
 
 
 def eval_conf(exp: Experiment, c: Config, blktrace: bool) -> str:
@@ -284,7 +308,8 @@ def eval_conf(exp: Experiment, c: Config, blktrace: bool) -> str:
     v = {"TRACE": "/ppf/trace.gz", "WARMUPS": exp.warmups, "RUNS": runs,
          "HOT_RUNS": hot, "SPIN_RATE": spin_rate(exp),
          "MODEL": c.model if model_on else "epcm", "PS": c.ps, "ORDER": c.order,
-         "MODEL_ON": int(model_on), "BOOTLIST": int(c.model == "bootlist"),
+         "MODEL_ON": int(model_on), "BOOTLIST": int(c.model in ("bootlist", "oracle")),
+         **({"ORACLE": 1, "ORACLE_CLASS": c.oracle_class} if c.model == "oracle" else {}),
          "BLKTRACE": int(blktrace),
          **({"SYSCTLS": "'" + " ".join(f"{k}={val}" for k, val in c.sysctls.items()) + "'"}
             if c.sysctls else {}),
@@ -445,6 +470,7 @@ class Runner:
         adds = [f"{self.b.ko}:/ppf/predictive_prefetch.ko",
                 f"{self.b.replay}:/ppf/ppf-replay",
                 f"{self.b.helpers['bootlist']}:/ppf/bootlist",
+                f"{self.b.helpers['oracle']}:/ppf/oracle",
                 f"{self.b.helpers['nbcopy']}:/ppf/nbcopy",
                 *trace_files(exp), f"{conf}:/ppf/eval.conf"]
         adds += prof.guest_adds(self.b.kdir)  # the profile's device (simdisk module)

@@ -45,8 +45,8 @@ class ExperimentTest(unittest.TestCase):
     def test_defaults(self) -> None:
         exp = runner.load_experiment("selftest-andrew")
         self.assertEqual((exp.name, exp.hot_runs, exp.icount_shift, exp.blktrace),
-                         ("selftest-andrew", 0, 2, []))
-        self.assertEqual(runner.DEFAULT_SPIN_RATE, "83")
+                         ("selftest-andrew", 0, 0, []))
+        self.assertEqual(runner.DEFAULT_SPIN_RATE, "calibrated")
         # experiment.json: the file, then the defaults it lacked, in that order
         self.assertEqual(list(exp.info()), ["description", "workload", "profile", "spin_rate",
                                             "replay_args", "image_in_initramfs", "warmups",
@@ -57,7 +57,7 @@ class ExperimentTest(unittest.TestCase):
         exp = runner.load_experiment("selftest-andrew")
         none, epcm = exp.configs[:2]
         # make test's short evaluation: these exact files went into its VMs
-        common = ("TRACE=/ppf/trace.gz\nWARMUPS=3\nRUNS=1\nHOT_RUNS=0\nSPIN_RATE=37.885\n"
+        common = ("TRACE=/ppf/trace.gz\nWARMUPS=3\nRUNS=1\nHOT_RUNS=0\nSPIN_RATE=151.539\n"
                   "MODEL=epcm\nPS=64\nORDER=51\n")
         tail = ("BOOTLIST=0\nBLKTRACE=0\nIMAGE=/ppf/image.img\n"
                 "REPLAY_ARGS='--exec=head --mmap=none'\n")
@@ -67,6 +67,16 @@ class ExperimentTest(unittest.TestCase):
         conf = runner.eval_conf(exp, hot, True)
         self.assertIn("RUNS=0\nHOT_RUNS=1\n", conf)
         self.assertIn("BLKTRACE=1\n", conf)
+        # the oracle: the boot list, swept by eval/guest/oracle.c in its class
+        oracle = runner.expand([{"name": "oracle", "model": "oracle"}])[0]
+        self.assertIn("BOOTLIST=1\nORACLE=1\nORACLE_CLASS=be\n",
+                      runner.eval_conf(exp, oracle, False))
+        idle = runner.expand([{"name": "o", "model": "oracle", "oracle_class": "idle"}])[0]
+        self.assertIn("ORACLE_CLASS=idle\n", runner.eval_conf(exp, idle, False))
+        for bad in ({"name": "o", "model": "oracle", "oracle_class": "rt"},
+                    {"name": "o", "model": "oracle", "oracle_klass": "be"}):
+            with self.assertRaises(SystemExit, msg=str(bad)):
+                runner.expand([bad])
 
     def test_sysctls(self) -> None:
         exp = runner.load_experiment("selftest-andrew")
@@ -100,10 +110,14 @@ class ExperimentTest(unittest.TestCase):
 
     def test_spin_rate(self) -> None:
         exp = runner.Experiment("x", "andrew", "hdd", [])
-        self.assertEqual(runner.spin_rate(exp), "83")
+        self.assertEqual(runner.spin_rate(exp), "332")  # 1 ns an instruction
         self.assertIsNone(exp.think_scale)
+        exp.icount_shift = 2                             # where 83 was measured
+        self.assertEqual(runner.spin_rate(exp), "83")
         exp.spin_rate = "compute"
         self.assertEqual(runner.spin_rate(exp), "37.885")
+        exp.icount_shift = 0
+        self.assertEqual(runner.spin_rate(exp), "151.539")
         self.assertAlmostEqual(exp.think_scale or 0, 2044700999 / 4479646425)
         self.assertEqual(exp.info()["think_scale"], exp.think_scale)
 
@@ -161,7 +175,7 @@ class SummaryTest(unittest.TestCase):
         table = report.table(s).splitlines()
         self.assertEqual(table[3], "| epcm 64/51 | 5.298 | 2.07 | 3.010 | 490 | 6.6 | 12160 | "
                          "3817 / 86 / 61 | +2.3% | +4.4% | +18.9% | no hot run | no hot run "
-                         "| 80 |")
+                         "| - | 80 |")
         self.assertFalse(s["hot_run"])
         self.assertIsNone(epcm["gap_io_pct"])
         self.assertIn("| none | 5,420,576,756 | 5,420,576,756 | 0.0000% |",

@@ -14,8 +14,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from eval.harness import report  # noqa: E402
 
 
-def summary(rows: List[Dict[str, Any]]) -> Dict[str, Any]:
-    return {"experiment": "x-hdd", "rows": rows}
+def summary(rows: List[Dict[str, Any]], shift: int = 0) -> Dict[str, Any]:
+    return {"experiment": "x-hdd", "rows": rows, "icount_shift": shift}
 
 
 class CheckNotLessTest(unittest.TestCase):
@@ -31,6 +31,16 @@ class CheckNotLessTest(unittest.TestCase):
             report.check_not_less(summary([]), self.old)
         self.assertIn("no results collected", str(cm.exception.code))
 
+    def test_only_carried_rows_are_refused(self) -> None:
+        # every configuration carried over from the committed summary: nothing
+        # was measured, so nothing may be written (the bound is computed, not
+        # measured, and does not count either)
+        rows = [{"config": "none", "runs": 2, "carried": "abc1234"},
+                {"config": "bound", "cache": "bound", "runs": 1}]
+        with self.assertRaises(report.ReportRefused) as cm:
+            report.check_not_less(summary(rows), self.old)
+        self.assertIn("no results collected", str(cm.exception.code))
+
     def test_a_lost_configuration_is_refused(self) -> None:
         self.old.write_text(json.dumps(summary([{"config": "none", "runs": 2},
                                                 {"config": "epcm", "runs": 2}])))
@@ -40,6 +50,20 @@ class CheckNotLessTest(unittest.TestCase):
         with self.assertRaises(report.ReportRefused):
             report.check_not_less(summary([{"config": "none", "runs": 2},
                                            {"config": "epcm", "runs": 1}]), self.old)
+
+    def test_another_bench_is_replaced(self) -> None:
+        # measured on another guest CPU (icount shift 2): not comparable, so a
+        # summary of today's bench replaces it even with fewer configurations
+        self.old.write_text(json.dumps(summary([{"config": "none", "runs": 2},
+                                                {"config": "pcm", "runs": 2}], shift=2)))
+        report.check_not_less(summary([{"config": "none", "runs": 1}]), self.old)
+        # and a summary from before the shift was recorded ran at 2
+        self.old.write_text(json.dumps({"experiment": "x-hdd",
+                                        "rows": [{"config": "pcm", "runs": 2}]}))
+        report.check_not_less(summary([{"config": "none", "runs": 1}]), self.old)
+        with self.assertRaises(report.ReportRefused):
+            report.check_not_less(summary([{"config": "none", "runs": 1}], shift=2),
+                                  self.old)
 
     def test_as_much_or_more_is_written(self) -> None:
         self.old.write_text(json.dumps(summary([{"config": "none", "runs": 2}])))

@@ -166,7 +166,7 @@ class AdhocTest(unittest.TestCase):
         spec = adhoc.spec(a)
         self.assertEqual(adhoc.name(a), "syn-hdd")
         self.assertEqual((spec["trace"], spec["spin_rate"], spec["image_in_initramfs"]),
-                         (str(self.trace), "83", True))  # no compute_ns: recorded gaps
+                         (str(self.trace), "calibrated", True))  # no compute_ns: recorded gaps
         exp = runner.from_spec(spec, adhoc.name(a), "test")
         self.assertEqual([c.name for c in exp.configs], ["none", "epcm-64-51", "hot"])
         w = runner.workload_of(exp)

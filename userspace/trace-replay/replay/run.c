@@ -32,7 +32,7 @@ const char *const replay_mmap_names[] = { "map", "read", "none", NULL };
 
 /* what the command line asks for besides the run's own options in r */
 struct run_args {
-	const char *trace_path, *dir, *json, *events;
+	const char *trace_path, *dir, *json, *events, *drop_mark;
 	int quiet, no_tree_check;
 };
 
@@ -50,6 +50,18 @@ static int drop_caches(void)
 		return -1;
 	}
 	close(fd);
+	return 0;
+}
+
+/* Create path (empty): the replay's timed part starts now. */
+static int mark(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+	if (fd < 0 || close(fd)) {
+		fprintf(stderr, "ppf-replay: --drop-mark %s: %s\n", path, strerror(errno));
+		return -1;
+	}
 	return 0;
 }
 
@@ -123,7 +135,8 @@ static int parse_args(struct replay_state *r, struct run_args *a, int argc, char
 				return -1;
 			}
 		} else if (parse_value(argc, argv, &i, "--events", &a->events) ||
-			   parse_value(argc, argv, &i, "--json", &a->json))
+			   parse_value(argc, argv, &i, "--json", &a->json) ||
+			   parse_value(argc, argv, &i, "--drop-mark", &a->drop_mark))
 			continue;
 		else if (s[0] == '-' && s[1]) {
 			fprintf(stderr, "ppf-replay run: unknown option %s\n", s);
@@ -287,6 +300,13 @@ int replay_run(int argc, char **argv)
 			r->iters_per_ns * 1000.0,
 			r->cold ? "cold (drop_caches)" : "caches as they are");
 	if (r->cold && drop_caches())
+		return 1;
+	/*
+	 * A prefetcher under test (the evaluation's boot list and oracle) starts
+	 * when this appears: after the whole drop, not during it, when what it
+	 * read ahead could still be dropped.
+	 */
+	if (a.drop_mark && mark(a.drop_mark))
 		return 1;
 	/* later mappings (the workload's mmaps, mincore probes) must not be locked */
 	if (r->mlocked)
