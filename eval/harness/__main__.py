@@ -94,10 +94,13 @@ def parser() -> argparse.ArgumentParser:
                    help="default: none, only eval/results/summary.json again from the "
                         "experiments' summaries")
     p.add_argument("--no-figures", action="store_true")
+    p.add_argument("--commit", action="store_true",
+                   help="a run --trace experiment's summary and figures into eval/results and "
+                        "docs/figures too (by default they stay beside its results)")
     c = sub.add_parser("calibrate", help="check disk profiles with fio in the guest")
     c.add_argument("profiles", nargs="*", help="default: every profile")
-    c.add_argument("--icount-shift", type=int, default=2,
-                   help="guest clock: 2^N ns per instruction (default 2, the experiments')")
+    c.add_argument("--icount-shift", type=int, default=0,
+                   help="guest clock: 2^N ns per instruction (default 0, the experiments')")
     d = sub.add_parser("demo", help="GNU ld cold: no prefetching vs EPCM")
     d.add_argument("-j", "--jobs", type=jobs, default=2)
     t = sub.add_parser("selftest", help="short deterministic evaluation (make test)")
@@ -135,7 +138,7 @@ def main(argv: List[str]) -> int:
     if a.cmd == "report":
         from . import report
         for e in a.experiments:
-            report.report(e, figures=not a.no_figures)
+            report.report(e, figures=not a.no_figures, commit=a.commit)
         if not a.experiments:
             print(f"every configuration: {report.write_summary()}")
         return 0

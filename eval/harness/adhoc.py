@@ -7,7 +7,10 @@ makes the experiment a file in eval/experiments/ would describe: named
 TRACENAME-PROFILE (or --name), the trace a path, its VM's needs derived from
 the trace (workloads.py) unless --room-mb, --memory-mb or --timeout-s say.
 The runner records it in the results' experiment.json, where `report NAME`
-finds it again.
+finds it again.  Its results are kept apart per checkout
+($PPF_CACHE/eval/results/traces/CHECKOUT/NAME, runner.TRACES), and `report`
+writes its summary and figures there, not into the tracked tree, unless
+`report --commit`.
 """
 
 from __future__ import annotations
@@ -70,8 +73,8 @@ def spec(a: argparse.Namespace) -> Dict[str, Any]:
         "replay_args": a.replay_args,
         "image_in_initramfs": w.image_mb <= INITRAMFS_MAX_MB,
         "warmups": a.warmups, "runs": a.runs,
-        "repeat": [], "blktrace": [],
-        "configs": configs(a.models, a.hot), **over}
+        "repeat": a.repeat or [], "blktrace": a.blktrace or [],
+        "configs": configs(a.models, a.hot), "adhoc": True, **over}
     if a.warmup_trace:
         out["warmup_traces"] = [str(Path(t).resolve()) for t in a.warmup_trace]
     if a.memory_limit_mb is not None:
@@ -96,7 +99,13 @@ def add_options(r: argparse.ArgumentParser) -> None:
                    help="add the hot cache (the limit the share of the gap is measured to)")
     g.add_argument("--name", help="experiment name (default TRACENAME-PROFILE)")
     g.add_argument("--warmups", type=int, default=3)
-    g.add_argument("--runs", type=int, default=1)
+    g.add_argument("--runs", type=int, default=2,
+                   help="measured runs per configuration (default 2, as the experiments'; "
+                        "two give the spread the share of the gap is judged against)")
+    g.add_argument("--repeat", action="append", metavar="CONFIG",
+                   help="boot this configuration twice (determinism; repeat the option)")
+    g.add_argument("--blktrace", action="append", metavar="CONFIG",
+                   help="one more cold run of this configuration under blktrace")
     g.add_argument("--warmup-trace", action="append",
                    help="a trace the warm-ups replay instead (repeat: in turn)")
     g.add_argument("--replay-args", default="", help="extra ppf-replay run options")

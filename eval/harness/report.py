@@ -9,7 +9,7 @@ from typing import Any, Dict, List, Optional
 
 from . import bound
 from .profiles import PROFILES
-from .runner import RESULTS, load_experiment, workload_name
+from .runner import RESULTS, load_experiment, results_dir, workload_name
 from .workloads import TOP
 
 FIGURES = TOP / "docs" / "figures"
@@ -125,7 +125,7 @@ def summarize(name: str, committed: Optional[Path] = None) -> Dict[str, Any]:
     (if it has it), marked "carried" with the build that measured it, so
     that measuring one configuration again keeps the others' record."""
     exp = load_experiment(name)
-    root = RESULTS / exp.name
+    root = results_dir(exp)
     old = json.loads(committed.read_text()) if committed and committed.exists() else {}
     if old and not same_bench(old, exp.icount_shift):
         old = {}  # another guest CPU: its figures are not comparable, none carried
@@ -171,7 +171,8 @@ def summarize(name: str, committed: Optional[Path] = None) -> Dict[str, Any]:
             "spin_rate": exp.spin_rate, "icount_shift": exp.icount_shift,
             "run": json.loads(info.read_text()) if info.exists() else None,
             "calibration": json.loads(calib.read_text()) if calib.exists() else None,
-            "hot_run": hot_base is not None, "rows": rows, "determinism": det}
+            "hot_run": hot_base is not None, "rows": rows, "determinism": det,
+            "adhoc": bool(exp.spec.get("adhoc")), "noise": noise(rows)}
 
 
 def same_bench(old: Dict[str, Any], icount_shift: int) -> bool:
@@ -207,6 +208,23 @@ def reductions(rows: List[Dict[str, Any]], cold_base: Optional[Dict[str, Any]],
         g, og = r.get("gap_elapsed_pct"), oracle and oracle.get("gap_elapsed_pct")
         r["of_oracle_pct"] = (100.0 * g / og if g is not None and og and og > 0
                               and r["cache"] == "cold" and r is not oracle else None)
+
+
+def noise(rows: List[Dict[str, Any]]) -> Optional[Dict[str, Any]]:
+    """Is the cold-to-hot gap larger than the runs' own spread?  The spread:
+    the widest range of elapsed times among the measured runs of no
+    prefetching and of the hot cache (None with one run each: unknown).  A
+    share of a gap within twice that spread says nothing: not meaningful."""
+    none = next((r for r in rows if r["config"] == "none"), None)
+    hot = next((r for r in rows if r["config"] == "hot"), None)
+    if none is None or hot is None:
+        return None
+    spreads = [max(r["elapsed_runs_s"]) - min(r["elapsed_runs_s"]) for r in (none, hot)
+               if len(r.get("elapsed_runs_s") or []) > 1]
+    if not spreads:
+        return None
+    gap = none["elapsed_s"] - hot["elapsed_s"]
+    return {"gap_s": gap, "spread_s": max(spreads), "meaningful": gap > 2 * max(spreads)}
 
 
 GAP_KEYS = (("elapsed_s", "gap_elapsed_pct"), ("io_latency_s", "gap_io_pct"))
@@ -366,8 +384,14 @@ def check_not_less(s: Dict[str, Any], old_path: Path) -> None:
                             f"{', '.join(lost)} (collected in {RESULTS / name})")
 
 
-def report(name: str, figures: bool = True) -> Dict[str, Any]:
-    committed = SUMMARIES / f"{load_experiment(name).name}.json"
+def report(name: str, figures: bool = True, commit: bool = False) -> Dict[str, Any]:
+    """Print the tables; write the summary (and figures) into the tracked tree
+    (eval/results/, docs/figures/) for an experiment file's results, or for
+    run --trace's next to its results unless @commit."""
+    exp = load_experiment(name)
+    into_tree = commit or not exp.spec.get("adhoc")
+    summaries, figs = (SUMMARIES, FIGURES) if into_tree else (results_dir(exp),) * 2
+    committed = summaries / f"{exp.name}.json"
     s = summarize(name, committed)
     check_not_less(s, committed)
     print(f"\n## {s['experiment']}: {s['workload']} on {s['profile']}, "
@@ -389,19 +413,24 @@ def report(name: str, figures: bool = True) -> Dict[str, Any]:
     if carried:
         print(f"carried from the committed summary (not measured in this cache; the build "
               f"that measured them): {', '.join(carried)}")
+    nz = s["noise"]
+    if nz is not None and not nz["meaningful"]:
+        print(f"NOT MEANINGFUL: the cold-to-hot gap ({nz['gap_s']:.3f} s) is within twice "
+              f"the runs' own spread ({nz['spread_s']:.3f} s): no share of it says anything")
     print("\nthe worker in the measured runs (CPU time at the guest's fixed instruction "
           "rate, so instructions per open are CPU time / 2^icount_shift ns):\n")
     print(worker_table(s))
     print("\ndeterminism (same configuration, two boots):\n")
     print(det_table(s))
-    SUMMARIES.mkdir(parents=True, exist_ok=True)
-    (SUMMARIES / f"{s['experiment']}.json").write_text(json.dumps(s, indent=1) + "\n")
-    print(f"\nsummary: {SUMMARIES / (s['experiment'] + '.json')}")
-    print(f"every configuration: {write_summary()}")
+    summaries.mkdir(parents=True, exist_ok=True)
+    committed.write_text(json.dumps(s, indent=1) + "\n")
+    print(f"\nsummary: {committed}")
+    if into_tree:
+        print(f"every configuration: {write_summary()}")
     if figures:
         try:
             from . import plots
-            for p in plots.all_figures(s, RESULTS / s["experiment"], FIGURES):
+            for p in plots.all_figures(s, results_dir(exp), figs):
                 print(f"figure: {p}")
         except ImportError as e:
             print(f"no figures: {e} (apt-get install python3-matplotlib)")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import concurrent.futures as cf
 import dataclasses
 import functools
+import hashlib
 import json
 import os
 import re
@@ -30,6 +31,11 @@ EXPERIMENTS = TOP / "eval" / "experiments"
 # PPF_RESULTS: another root, e.g. one private to a run (make test's short
 # evaluation uses one, so two runs on one machine never read each other's).
 RESULTS = Path(os.environ.get("PPF_RESULTS") or build.CACHE / "results")
+# run --trace's experiments: apart per checkout (a hash of its path, as the
+# module's build directory), so that another checkout's run of the same
+# trace never replaces them
+CHECKOUT = hashlib.sha256(str(TOP).encode()).hexdigest()[:8]
+TRACES = RESULTS / "traces" / CHECKOUT
 MODELS = ("none", "last_successor", "pcm", "epcm", "bootlist", "oracle")
 # The guest's CPU: one instruction a nanosecond (icount shift 0), the speed
 # of the cores that drive today's flash; at shift 2 (250 MIPS, the bench
@@ -106,7 +112,13 @@ class Experiment:
 
 # Keys an experiment file may have beside Experiment's fields: what the
 # workload's VM gets (workloads.OVERRIDES), and what is only for the reader.
-EXTRA_KEYS = {"description", "think_scale", *OVERRIDES}
+EXTRA_KEYS = {"description", "think_scale", "adhoc", *OVERRIDES}
+
+
+def results_dir(exp: "Experiment") -> Path:
+    """Where exp's results are collected: RESULTS/NAME, or for run --trace's
+    experiments ("adhoc") TRACES/NAME."""
+    return (TRACES if exp.spec.get("adhoc") else RESULTS) / exp.name
 
 
 def experiment_file(name: str) -> Path:
@@ -115,12 +127,12 @@ def experiment_file(name: str) -> Path:
     for p in (Path(name), EXPERIMENTS / f"{name}.json"):
         if p.is_file():
             return p
-    p = RESULTS / name / "experiment.json"
-    if p.is_file():
-        return p
+    for p in (TRACES / name / "experiment.json", RESULTS / name / "experiment.json"):
+        if p.is_file():
+            return p
     known = ", ".join(sorted(q.stem for q in EXPERIMENTS.glob("*.json")))
     raise SystemExit(f"harness: no experiment {name!r}: not a file, not in {EXPERIMENTS} "
-                     f"({known}), no results in {RESULTS / name}")
+                     f"({known}), no results in {TRACES / name} or {RESULTS / name}")
 
 
 def load_experiment(name: str) -> Experiment:
@@ -533,7 +545,7 @@ class Runner:
     def run(self, exp: Experiment, only: Optional[List[str]] = None) -> Path:
         w = workload_of(exp)
         img, img_mb = build.workload_image(w, trace_of(exp), tree_traces(exp))
-        root = RESULTS / exp.name
+        root = results_dir(exp)
         root.mkdir(parents=True, exist_ok=True)
         jobs = []
         for c in exp.configs:

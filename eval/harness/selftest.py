@@ -18,9 +18,13 @@ in the initramfs, so the boots are bit-identical.  It checks that
   - two boots of the same configuration agree within 0.1% on elapsed time,
     with the module off (none) and with a model on (EPCM: its worker, its
     timing and what it learns must not vary between boots either),
-  - the module built from another directory is byte for byte the same, so
-    that two checkouts of one commit boot the same guest (a path in the
-    module once made their figures differ by up to 4.5 %).
+  - the module and ppf-replay built from another directory are byte for
+    byte the same, so that two checkouts of one commit boot the same guest
+    (a path in the module once made their figures differ by up to 4.5 %;
+    the guest helpers are named by the digest of their sources),
+  - a hot run's elapsed time is its think time plus its calls within
+    REPLAY_COST_PCT: what the replay itself adds (its classification probes,
+    its hand-offs) stays small beside what it measures.
 The last line is "N passed, N failed".
 
     python3 -m eval.harness selftest [-j N]   (or python3 eval/harness/selftest.py [-j N])
@@ -30,7 +34,10 @@ The last line is "N passed, N failed".
 
 from __future__ import annotations
 
+import json
 import re
+import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -70,6 +77,9 @@ GAP_FLOOR_PCT = 5.0
 # what it read and measured -0.3 % (4 ns an instruction); the floor keeps
 # half of the figure as margin.
 ORACLE_FLOOR_PCT = 30.0
+# A hot run of andrew: 2.212 s against think 2.045 s + calls 0.104 s, 3.0 %
+# more (the probes 2.5 %, the hand-offs 0.4 %), at 1 ns an instruction.
+REPLAY_COST_PCT = 5.0
 DET_PCT = 0.1
 # booted twice (selftest-andrew.json's "repeat"): a model off and a model on
 TWICE = ("none", "epcm-64-51")
@@ -100,6 +110,11 @@ def main(jobs: int = 2) -> int:
         check("the module built elsewhere is the same, byte for byte",
               ko.read_bytes() == b.ko.read_bytes(),
               f"{build.sha(b.ko)} here, {build.sha(ko)} from {other}")
+    with tempfile.TemporaryDirectory(prefix="ppf-selftest-replay.") as other:
+        replay = replay_built_in(Path(other))
+        check("ppf-replay built elsewhere is the same, byte for byte",
+              replay.read_bytes() == b.replay.read_bytes(),
+              f"{build.sha(b.replay)} here, {build.sha(replay)} from {other}")
     exp = runner.load_experiment(EXPERIMENT)
     rnd = runner.load_experiment(RANDOM)
     vms = runner.Runner(b, jobs=jobs)
@@ -135,6 +150,18 @@ def main(jobs: int = 2) -> int:
         no_harm("random order: ", rrows["none"], rrows["epcm-64-51"])
     if "oracle" in rows and "hot" in rows:
         oracle_checks(check, rows)
+    if "hot" in rows:
+        h = runner.RESULTS / EXPERIMENT / "hot" / "hot-1.json"
+        j = json.loads(h.read_text()) if h.exists() else None
+        if j is not None:
+            cost = 100.0 * (j["elapsed_ns"] / (j["think_ns"] + j["call_latency_ns"]) - 1)
+            check(f"a hot run is its think time plus its calls within {REPLAY_COST_PCT}%",
+                  0 <= cost <= REPLAY_COST_PCT,
+                  f"{j['elapsed_ns'] / 1e9:.3f} s against {j['think_ns'] / 1e9:.3f} s + "
+                  f"{j['call_latency_ns'] / 1e9:.3f} s ({cost:+.1f}%; probes "
+                  f"{j['probe_ns'] / 1e9:.3f} s)")
+        else:
+            check("a hot run is its think time plus its calls", False, f"no {h}")
     det = s["determinism"]
     for c in TWICE:
         check(f"{c} was booted twice", any(d["config"] == c for d in det))
@@ -145,6 +172,17 @@ def main(jobs: int = 2) -> int:
     print(f"selftest: {time.monotonic() - t0:.0f} s of host time")
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
+
+
+def replay_built_in(d: Path) -> Path:
+    """ppf-replay built from a copy of its sources under d."""
+    shutil.copytree(build.TOP / "userspace", d / "userspace", ignore=shutil.ignore_patterns(
+        "*.o", "*.a", "ppf-replay", "ppf-replay-dyn", "ppf-trace-check", "__pycache__",
+        ".mypy_cache"))
+    shutil.copy(build.TOP / "VERSION", d / "VERSION")
+    dst = d / "userspace" / "trace-replay"
+    subprocess.run(["make", "-s", "-C", str(dst), "replay"], check=True)
+    return dst / "replay" / "ppf-replay"
 
 
 def oracle_checks(check: Any, rows: Dict[str, Dict[str, Any]]) -> None:

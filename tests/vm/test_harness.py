@@ -161,7 +161,7 @@ class SynthTest(unittest.TestCase):
 
 class SummaryTest(unittest.TestCase):
     def test_summarize(self) -> None:
-        with mock.patch.object(report, "RESULTS", RESULTS):
+        with mock.patch.object(runner, "RESULTS", RESULTS):
             s = report.summarize("selftest-andrew")
         rows = {r["config"]: r for r in s["rows"]}
         none, epcm = rows["none"], rows["epcm-64-51"]
@@ -185,7 +185,7 @@ class SummaryTest(unittest.TestCase):
         """summary.json: one row per configuration of every experiment, with the
         figures each row needs; something else among the summaries is named."""
         with tempfile.TemporaryDirectory() as tmp:
-            with mock.patch.object(report, "RESULTS", RESULTS):
+            with mock.patch.object(runner, "RESULTS", RESULTS):
                 s = report.summarize("selftest-andrew")
             (Path(tmp) / "selftest-andrew.json").write_text(json.dumps(s))
             out = report.write_summary(Path(tmp))

@@ -183,6 +183,29 @@ class AdhocTest(unittest.TestCase):
         self.assertEqual((again.name, again.trace, again.memory_limit_mb, again.workload),
                          ("syn-hdd", str(self.trace), 64, None))
 
+    def test_a_trace_is_first_class(self) -> None:
+        # the experiments' defaults, repeated boots and blktrace on request,
+        # results apart per checkout, out of the tracked tree
+        a = run_args("--trace", str(self.trace), "--profile", "hdd", "--models", "none,epcm",
+                     "--hot", "--repeat", "none", "--blktrace", "epcm-64-51")
+        exp = runner.from_spec(adhoc.spec(a), adhoc.name(a), "test")
+        self.assertEqual((exp.warmups, exp.runs, exp.repeat, exp.blktrace),
+                         (3, 2, ["none"], ["epcm-64-51"]))
+        self.assertEqual(runner.results_dir(exp), runner.TRACES / "syn-hdd")
+        self.assertIn(runner.CHECKOUT, str(runner.results_dir(exp)))
+        self.assertEqual(runner.results_dir(runner.load_experiment("selftest-andrew")),
+                         runner.RESULTS / "selftest-andrew")
+
+    def test_a_gap_within_the_noise_is_flagged(self) -> None:
+        def row(config: str, runs: List[float]) -> Dict[str, Any]:
+            return {"config": config, "elapsed_s": sum(runs) / len(runs),
+                    "elapsed_runs_s": runs}
+        quiet = report.noise([row("none", [3.0, 3.01]), row("hot", [2.0, 2.0])])
+        self.assertTrue(quiet and quiet["meaningful"])
+        loud = report.noise([row("none", [2.3, 2.1]), row("hot", [2.0, 2.05])])
+        self.assertTrue(loud and not loud["meaningful"])
+        self.assertIsNone(report.noise([row("none", [3.0]), row("hot", [2.0])]))
+
     def test_bad_specs(self) -> None:
         base = {"profile": "hdd", "configs": [{"name": "none", "model": "none"}],
                 "trace": str(self.trace)}
@@ -306,7 +329,7 @@ class GapTest(unittest.TestCase):
             self.assertIn({"name": "hot", "model": "none", "cache": "hot"}, spec["configs"])
             exp = Path(tmp) / "gap.json"
             exp.write_text(json.dumps(spec))
-            with mock.patch.object(report, "RESULTS", res):
+            with mock.patch.object(runner, "RESULTS", res):
                 s = report.summarize(str(exp))
         rows = {r["config"]: r for r in s["rows"]}
         none, epcm, hot = rows["none"], rows["epcm-64-51"], rows["hot"]
