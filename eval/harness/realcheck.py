@@ -25,17 +25,20 @@ has no event for them).  Results in $PPF_CACHE/eval/results/realcheck-NAME-PROFI
 from __future__ import annotations
 
 import base64
+import dataclasses
 import functools
+import gzip
 import hashlib
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 from .. import tracefmt
 from ..vm import run as vm
@@ -43,14 +46,16 @@ from ..vm.config import BootRequest
 from ..vm.parse import extract
 from . import build, runner, sparse
 from .profiles import PROFILES, Profile
-from .workloads import TOP, Workload, workload
+from .workloads import TOP, WORKLOADS, Workload, workload
 
 GUEST_SCRIPT = TOP / "eval" / "guest" / "realcheck.sh"
 # Bumped when what goes into the image changes (the image is cached by it).
-IMAGE_VERSION = 1
+# 2: the host's files keep their mtimes (Python's .pyc are checked against
+# their sources' mtimes: copied without them, every import recompiled).
+IMAGE_VERSION = 2
 # One replay-equivalent of timeout per run: 2 real, 2 replayed, build-tree,
 # and the real runs' CPU (glimpseindex under -icount: minutes of host time).
-TIMEOUT_RUNS = 8
+TIMEOUT_RUNS = 10  # + a traced cold run of each
 USER_HZ = 100  # /proc/PID/stat's clock ticks on x86
 
 
@@ -102,8 +107,88 @@ def glimpse_tree(t: Path) -> None:
         (top / "Documentation").rename(dst)
 
 
-# workload -> what puts its real tree over build-tree's (below the root)
-REAL_TREES: Dict[str, Callable[[Path], None]] = {"glimpse": glimpse_tree}
+PYSTART = TOP / "eval" / "workloads" / "pystart"
+# record.sh's environment: its exports, and the directory it records from
+PYSTART_PYTHON = "/usr/bin/python3"
+
+
+def pystart_tree(t: Path) -> None:
+    """pystart: the recorded root as record.sh makes it: plot.py, and the
+    matplotlib config dir mpl/ with the font cache of one untraced start-up
+    (the host's python3 and matplotlib, MPLCONFIGDIR=mpl, LC_ALL=C), its
+    figure removed.  The font cache must have the recording's size (it lists
+    the host's fonts: another font set, another cache)."""
+    shutil.copyfile(PYSTART / "plot.py", t / "plot.py")
+    mpl = t / "mpl"
+    if mpl.exists():
+        shutil.rmtree(mpl)
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("LANG", "LANGUAGE", "PYTHONPATH", "PYTHONHOME",
+                        "PYTHONDONTWRITEBYTECODE")}
+    env.update(LC_ALL="C", MPLCONFIGDIR=str(mpl))
+    with tempfile.TemporaryDirectory(dir=t.parent) as tmp:
+        build.log("pystart: one untraced start-up for matplotlib's font cache")
+        subprocess.run([PYSTART_PYTHON, str(t / "plot.py"), str(Path(tmp) / "warm.png")],
+                       env=env, cwd=tmp, check=True)
+    want = {f.path.decode(): f.size for f in tracefmt.load_trace(
+        PYSTART / "pystart-3.trace.gz")["files"] if f.path.startswith(b"mpl/")}
+    got = {p.relative_to(t).as_posix(): p.stat().st_size for p in mpl.rglob("*") if p.is_file()}
+    if got != want:
+        raise SystemExit(f"realcheck: pystart's mpl/ is {got}, the recording's was {want} "
+                         "(another matplotlib or font set than the recording's?)")
+
+
+# recipe -> what puts its real tree over build-tree's (below the root); the
+# recipe is the workload (glimpse) or the recordings' directory (pystart:
+# pystart-1..3; `realcheck pystart` checks the one its experiment measures)
+REAL_TREES: Dict[str, Callable[[Path], None]] = {"glimpse": glimpse_tree,
+                                                 "pystart": pystart_tree}
+
+
+@dataclasses.dataclass(frozen=True)
+class RealRun:
+    """What running the recorded command needs beyond the trace's meta: the
+    directory it ran in ("" for /, chroot's), its environment (record.sh's
+    exports), a shell command run (untimed, in the root) before each real run
+    (record.sh's), what it writes (listed after each run, in the root), and
+    the guest's CPU model when TCG's default (qemu64) cannot run it: the
+    real and the replayed runs of that VM then run on it."""
+    cwd: str = ""
+    env: Tuple[Tuple[str, str], ...] = ()
+    before: str = ""
+    output: str = ""
+    cpu: str = ""
+
+
+REAL_RUNS: Dict[str, RealRun] = {
+    "glimpse": RealRun(output="index"),
+    "pystart": RealRun(cwd="{root}", env=(("LC_ALL", "C"), ("MPLCONFIGDIR", "{root}/mpl")),
+                       before="rm -f figure.png", output="figure.png",
+                       # qemu64: "Illegal instruction" (rc 132) before any output
+                       cpu="max"),
+}
+
+
+def recipe(name: str) -> str:
+    """The recipe of workload NAME: NAME, or NAME without its -I (pystart-3)."""
+    if name in REAL_TREES:
+        return name
+    base = re.sub(r"-[0-9]+$", "", name)
+    if base in REAL_TREES:
+        return base
+    raise SystemExit(f"realcheck: no recipe for {name}'s real tree "
+                     f"(have: {', '.join(REAL_TREES)})")
+
+
+def real_command(name: str, command: str, root: str) -> str:
+    """What realcheck.sh evals for a real run ($NEW: the chroot): the recorded
+    command chrooted, in its directory, with its environment."""
+    r = REAL_RUNS.get(recipe(name), RealRun())
+    env = "".join(f"{k}={shlex.quote(v.format(root=root))} " for k, v in r.env)
+    if r.cwd:
+        inner = f"cd {shlex.quote(r.cwd.format(root=root))} && exec {command}"
+        command = f"/bin/sh -c {shlex.quote(inner)}"
+    return f"{env}chroot $NEW {command}"
 
 
 # ------------------------------------------------------------ the host's files
@@ -130,8 +215,7 @@ def place(path: str, root: Path) -> None:
     if not cur.is_file():
         raise SystemExit(f"realcheck: the trace names {path}, not a file on this host")
     dst.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(cur, dst)
-    shutil.copymode(cur, dst)
+    shutil.copy2(cur, dst)  # with its mtime (a .pyc names its source's)
 
 
 def needed_by(path: str) -> List[str]:
@@ -144,14 +228,17 @@ def needed_by(path: str) -> List[str]:
     return re.findall(r"(?:=> |^\s*)(/\S+)", r.stdout, re.M)
 
 
-def host_files(files: Sequence[Any], abs_root: Path) -> Dict[str, Any]:
+def host_files(files: Sequence[Any], abs_root: Path, command: str = "") -> Dict[str, Any]:
     """Every file of the trace's table (files) outside its root: the host's own
-    at _abs/PATH, plus what running them needs.  Returns what differs from the
-    trace."""
+    at _abs/PATH, plus what running them needs (/bin/sh, each library's
+    symlink, and the command's own absolute words: pystart's /usr/bin/python3
+    is a symlink the trace has no event for, it names python3.11).  Returns
+    what differs from the trace."""
     outside = [f for f in files
                if f.path.startswith(b"/") and not f.new and not f.is_dir]
     differ = {}
-    extra = {"/bin/sh"}
+    extra = {"/bin/sh"} | {a for a in shlex.split(command)
+                           if a.startswith("/") and os.path.isfile(a)}
     for f in outside:
         p = f.path.decode()
         place(p, abs_root)
@@ -176,9 +263,7 @@ def meta_text(trace: Path, key: str) -> str:
 
 def real_image(w: Workload) -> Tuple[Path, int, Dict[str, Any]]:
     """The image: build-tree's tree with the real files over it.  Cached."""
-    if w.name not in REAL_TREES:
-        raise SystemExit(f"realcheck: no recipe for {w.name}'s real tree "
-                         f"(have: {', '.join(REAL_TREES)})")
+    tree = REAL_TREES[recipe(w.name)]
     key = f"realcheck-{w.name}-{build.sha(w.trace)}-{w.room_mb}-r{IMAGE_VERSION}"
     img = build.CACHE / "images" / f"{key}.img"
     info_path = img.with_suffix(".json")
@@ -193,9 +278,9 @@ def real_image(w: Workload) -> Tuple[Path, int, Dict[str, Any]]:
     t.mkdir(parents=True)
     tr = tracefmt.load_trace(w.trace)
     build.sh([build.REPLAY, "build-tree", w.trace, t], stdout=subprocess.DEVNULL)
-    REAL_TREES[w.name](t)
+    tree(t)
     abs_root = t / "_abs"
-    info = host_files(tr["files"], abs_root)
+    info = host_files(tr["files"], abs_root, meta_text(w.trace, "command"))
     # mount points of the guest: the recorded root (a bind mount of t), /dev
     for d in (meta_text(w.trace, "root").lstrip("/"), "dev", "proc", "tmp"):
         (abs_root / d).mkdir(parents=True, exist_ok=True)
@@ -220,16 +305,22 @@ def spin_rate(w: Workload, profile: Profile) -> str:
 
 def conf(w: Workload, profile: Profile, img_mb: int, rate: str) -> str:
     """The guest's /ppf/eval.conf (realcheck.sh); rate: the replay's spin rate."""
-    cmd = base64.b64encode(meta_text(w.trace, "command").encode()).decode()
+    root = meta_text(w.trace, "root")
+    r = REAL_RUNS.get(recipe(w.name), RealRun())
+
+    def b64(x: str) -> str:
+        return base64.b64encode(x.encode()).decode()
     v = {"TRACE": "/ppf/trace.gz", "IMAGE": "/ppf/image.img",
-         "SPIN_RATE": rate, "ROOT": meta_text(w.trace, "root"),
-         "CMD64": cmd}
+         "SPIN_RATE": rate, "ROOT": root,
+         "CMD64": b64(real_command(w.name, meta_text(w.trace, "command"), root)),
+         "BEFORE64": b64(r.before), "OUTPUT": r.output or "."}
     return "".join(f"{k}={val}\n" for k, val in v.items()) + profile.eval_conf(img_mb)
 
 
 def boot(b: build.Built, w: Workload, profile: Profile, img: Path, img_mb: int,
          out: Path, rate: str) -> Dict[str, Any]:
     """One VM: realcheck.sh; its results unpacked into out."""
+    cpu = REAL_RUNS.get(recipe(w.name), RealRun()).cpu
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)
@@ -241,15 +332,18 @@ def boot(b: build.Built, w: Workload, profile: Profile, img: Path, img_mb: int,
     req = BootRequest(kernel=b.kdir, initrd=b.initrd, command=GUEST_SCRIPT.read_text(),
                       adds=adds, append=profile.kernel_params(img_mb),
                       memory=w.memory(True), smp=1, icount_shift=runner.ICOUNT_SHIFT,
+                      qemu_args=("-cpu", cpu) if cpu else (),
                       timeout=float(w.timeout(TIMEOUT_RUNS)), log=out / "vm.log")
     t = time.monotonic()
-    build.log(f"realcheck: booting ({w.name}, {profile.name}, image {img_mb} MiB)")
+    build.log(f"realcheck: booting ({w.name}, {profile.name}, image {img_mb} MiB"
+              + (f", -cpu {cpu})" if cpu else ")"))
     res = vm.boot(req)
     vm.write_json(res, out / "vm.json")
     if not extract((out / "vm.log").read_text(errors="replace"), out) or res.exit_code:
         raise SystemExit(f"realcheck: the VM failed (run.py {res.exit_code}), "
                          f"see {out}/vm.log")
-    return {"host_s": round(time.monotonic() - t, 1), "build": b.identity()}
+    return {"host_s": round(time.monotonic() - t, 1), "build": b.identity(),
+            "cpu": cpu or "qemu64 (TCG's default)"}
 
 
 # ------------------------------------------------------------ the results
@@ -296,7 +390,7 @@ def experiment_runs(name: str) -> Dict[str, Dict[str, Any]]:
     return out
 
 
-def summarize(out: Path, exp_name: str) -> Dict[str, Any]:
+def summarize(out: Path, exp_name: str, trace: Optional[Path] = None) -> Dict[str, Any]:
     s: Dict[str, Any] = {"experiment": exp_name, "runs": {}}
     for kind in ("real", "replay"):
         for cache in ("cold", "hot"):
@@ -306,7 +400,147 @@ def summarize(out: Path, exp_name: str) -> Dict[str, Any]:
                 r.update(replay_figures(json.loads(j.read_text())))
             s["runs"][f"{kind}-{cache}"] = r
     s["experiment_runs"] = experiment_runs(exp_name)
+    # the traced cold runs (after the timed ones; absent from older results)
+    traced: Dict[str, Any] = {}
+    s["traced_runs"] = traced
+    for kind in ("real", "replay"):
+        name = f"{kind}-cold-traced"
+        if (out / f"{name}.txt").is_file():
+            r = run_sample(out / f"{name}.txt")
+            j = out / f"{name}.json"
+            if j.is_file():
+                r.update(replay_figures(json.loads(j.read_text())))
+            traced[name] = r
+    if trace is not None and all((out / f"{k}-cold-traced.pages.gz").is_file()
+                                 for k in ("real", "replay")):
+        root = meta_text(trace, "root")
+        s["pages"] = page_comparison(traced_pages(out, "real-cold-traced", root),
+                                     traced_pages(out, "replay-cold-traced", root),
+                                     trace_access(trace))
     return s
+
+
+# ------------------------------------------------------------ pages per file
+
+PAGE = 4096
+GUEST_DIR = "/mnt/w/t"  # realcheck.sh's $DIR/t: the tree; _abs/ below it the host's files
+
+
+def guest_path(p: str, root: str) -> str:
+    """A path of the guest's tree as the trace names it: /mnt/w/t/_abs/X -> /X,
+    /mnt/w/t/X -> ROOT/X."""
+    if p.startswith(GUEST_DIR + "/_abs/"):
+        return p[len(GUEST_DIR) + 5:]
+    if p == GUEST_DIR:
+        return root
+    if p.startswith(GUEST_DIR + "/"):
+        return root.rstrip("/") + p[len(GUEST_DIR):]
+    return p
+
+
+def traced_pages(out: Path, name: str, root: str) -> Dict[str, Dict[str, int]]:
+    """realcheck.sh's NAME.pages.gz (the traced run's filemap events) per
+    file: pages (distinct page indexes brought into the page cache), folios
+    (add events), faults (mm_filemap_fault events).  Files of the measured
+    file system by path (NAME.inodes; one not there, e.g. deleted, as
+    "(ino N)"), the block device's own pages (the file system's metadata:
+    inode tables, directories, bitmaps) as "(block device D: metadata)",
+    others as "(dev D ino N)"."""
+    dev = (out / "dev").read_text().strip()
+    major, minor = (int(x) for x in dev.split(":"))
+    bdev_ino = major << 20 | minor  # the block device's inode: its dev_t (bdevfs)
+    ino_path: Dict[int, str] = {}
+    for line in (out / f"{name}.inodes").read_text().splitlines():
+        num, _, path = line.partition(" ")
+        ino_path[int(num)] = guest_path(path, root)
+    pages: Dict[str, Set[int]] = {}
+    count: Dict[str, Dict[str, int]] = {}
+    with gzip.open(out / f"{name}.pages.gz", "rt") as f:
+        for line in f:
+            w = line.split()
+            if len(w) < 5 or w[0] not in ("A", "F"):
+                continue
+            ino = int(w[3], 16)
+            if w[2] == dev:
+                key = ino_path.get(ino, f"(ino {ino})")
+            elif ino == bdev_ino:
+                key = f"(block device {dev}: metadata)"
+            else:
+                key = f"(dev {w[2]} ino {ino})"
+            c = count.setdefault(key, {"pages": 0, "folios": 0, "faults": 0})
+            if w[0] == "A":
+                n = 1 << int(w[5])
+                pages.setdefault(key, set()).update(range(int(w[4]), int(w[4]) + n))
+                c["folios"] += 1
+            else:
+                c["faults"] += 1
+    for key, c in count.items():
+        c["pages"] = len(pages.get(key, ()))
+    return count
+
+
+def trace_access(trace: Path) -> Dict[str, Tuple[str, int]]:
+    """Per file of the trace (as traced_pages names them, the root's under
+    ROOT/): how the run used it (exec, mmap, read, write, joined by +) and
+    its size."""
+    t = tracefmt.load_trace(trace)
+    root = meta_text(trace, "root").rstrip("/")
+    ops: Dict[int, Set[str]] = {}
+    for e in t["events"]:
+        if e.op in ("exec", "mmap", "read", "write"):
+            ops.setdefault(e.fid, set()).add(e.op)
+    out = {}
+    for fid, f in enumerate(t["files"]):
+        p = f.path.decode(errors="replace")
+        name = p if p.startswith("/") else f"{root}/{p}"
+        kinds = [k for k in ("exec", "mmap", "read", "write") if k in ops.get(fid, ())]
+        out[name] = ("+".join(kinds) or "-", f.size)
+    return out
+
+
+def page_comparison(real: Dict[str, Dict[str, int]], replay: Dict[str, Dict[str, int]],
+                    access: Dict[str, Tuple[str, int]]) -> Dict[str, Any]:
+    """Per file: the real run's and the replay's pages, how the trace used
+    it; totals, and totals per kind of use."""
+    files: List[Dict[str, Any]] = []
+    for key in sorted(set(real) | set(replay)):
+        r, p = real.get(key, {}), replay.get(key, {})
+        kind, size = access.get(key, ("-", 0))
+        files.append({"file": key, "access": kind, "size": size,
+                      "real_pages": r.get("pages", 0), "real_faults": r.get("faults", 0),
+                      "replay_pages": p.get("pages", 0),
+                      "replay_faults": p.get("faults", 0)})
+    files.sort(key=lambda f: (-abs(f["replay_pages"] - f["real_pages"]), f["file"]))
+    by: Dict[str, Dict[str, int]] = {}
+    for f in files:
+        kind = ("mapped" if "exec" in f["access"] or "mmap" in f["access"] else
+                "read" if f["access"] != "-" else
+                "metadata" if f["file"].startswith("(block device ") else "other")
+        for k in (kind, "total"):
+            b = by.setdefault(k, {"files": 0, "real_pages": 0, "replay_pages": 0})
+            b["files"] += 1
+            b["real_pages"] += f["real_pages"]
+            b["replay_pages"] += f["replay_pages"]
+    return {"files": files, "totals": by}
+
+
+def page_table(c: Dict[str, Any], top: int = 15) -> str:
+    """Markdown: the files where the replay and the real run differ most,
+    then the totals per kind of use (MB = 10^6 bytes of 4 KiB pages)."""
+    def mb(pages: int) -> str:
+        return f"{pages * PAGE / 1e6:.2f}"
+    out = ["| file | access in trace | size MB | real MB | replay MB | replay - real MB | "
+           "real faults |", "|---|---|---|---|---|---|---|"]
+    for f in c["files"][:top]:
+        out.append(f"| {f['file']} | {f['access']} | {f['size'] / 1e6:.2f} | "
+                   f"{mb(f['real_pages'])} | {mb(f['replay_pages'])} | "
+                   f"{mb(f['replay_pages'] - f['real_pages'])} | {f['real_faults']} |")
+    for k in ("mapped", "read", "metadata", "other", "total"):
+        b = c["totals"].get(k)
+        if b:
+            out.append(f"| **{k}** ({b['files']} files) | | | {mb(b['real_pages'])} | "
+                       f"{mb(b['replay_pages'])} | {mb(b['replay_pages'] - b['real_pages'])} | |")
+    return "\n".join(out)
 
 
 def pct(x: float, ref: float) -> str:
@@ -346,6 +580,21 @@ def table(s: Dict[str, Any]) -> str:
     return "\n".join(out)
 
 
+def measured_workload(name: str, experiment: str) -> Workload:
+    """The workload NAME, or for a recipe of several recordings (pystart) the
+    one the experiment measures (eval/experiments/EXPERIMENT.json's
+    workload: pystart-hdd2001 measures pystart-3)."""
+    if name in WORKLOADS:
+        return workload(name)
+    spec = TOP / "eval" / "experiments" / f"{experiment}.json"
+    if spec.is_file():
+        wname = json.loads(spec.read_text()).get("workload", "")
+        if isinstance(wname, str) and wname in WORKLOADS and recipe(wname) == recipe(name):
+            return workload(wname)
+    raise SystemExit(f"realcheck: no workload {name!r}, and no experiment {experiment} "
+                     f"measuring one of its recordings (--experiment)")
+
+
 def main(name: str, profile_name: str, rate: Optional[str] = None,
          experiment: Optional[str] = None, no_boot: bool = False) -> int:
     """rate: the replay's spin rate (iterations per us), default the
@@ -357,7 +606,8 @@ def main(name: str, profile_name: str, rate: Optional[str] = None,
     if profile_name not in PROFILES:
         raise SystemExit(f"realcheck: unknown profile {profile_name} ({', '.join(PROFILES)})")
     profile = PROFILES[profile_name]
-    w = workload(name)
+    exp = experiment or f"{name}-{profile_name.replace('-', '')}"
+    w = measured_workload(name, exp)
     img, img_mb, info = real_image(w)
     out = runner.RESULTS / (f"realcheck-{name}-{profile_name}"
                             + (f"-spin{rate}" if rate is not None else ""))
@@ -365,17 +615,26 @@ def main(name: str, profile_name: str, rate: Optional[str] = None,
         if not (out / "realcheck.json").is_file():
             raise SystemExit(f"realcheck: --no-boot: no results in {out}")
         old = json.loads((out / "realcheck.json").read_text())
-        meta = {k: old[k] for k in ("host_s", "build")}
+        meta = {k: old[k] for k in ("host_s", "build", "cpu") if k in old}
     else:
         meta = boot(build.Built(), w, profile, img, img_mb, out,
                     rate or spin_rate(w, profile))
-    exp = experiment or f"{name}-{profile_name.replace('-', '')}"
-    s = {**summarize(out, exp), **meta,
-         "image": info, "image_mb": img_mb,
-         "command": f"python3 -m eval.harness realcheck {name} --profile {profile_name}"
-         + (f" --spin-rate {rate}" if rate is not None else "")
-         + (f" --experiment {experiment}" if experiment is not None else "")}
+    s: Dict[str, Any] = {**summarize(out, exp, w.trace), **meta, "workload": w.name,
+                         "image": info, "image_mb": img_mb,
+                         "command": f"python3 -m eval.harness realcheck {name} "
+                         f"--profile {profile_name}"
+                         + (f" --spin-rate {rate}" if rate is not None else "")
+                         + (f" --experiment {experiment}" if experiment is not None else "")}
     (out / "realcheck.json").write_text(json.dumps(s, indent=1))
+    print(f"{w.name} ({w.trace.name}) on {profile_name}:")
     print(table(s))
+    for k, r in s["traced_runs"].items():
+        el = r.get("replay_elapsed_s", r["elapsed_s"])
+        print(f"{k} (not in the table: tracing on): elapsed {el:.3f} s, "
+              f"{r['device_reads']:,} reads, {r['device_read_mb']:.1f} MB read")
+    if "pages" in s:
+        print("\npages brought into the page cache, traced cold runs "
+              "(filemap:mm_filemap_add_to_page_cache):")
+        print(page_table(s["pages"]))
     print(f"realcheck: results in {out}")
     return 0

@@ -1,9 +1,10 @@
 """Unit tests (no VM) of realcheck: the real image's pieces (the host's files
-placed with their symlinks, ldd's list, the recipe's pins and digest) and the
-reading of the guest's samples."""
+placed with their symlinks, ldd's list, the recipe's pins and digest), the
+recipes' commands, and the reading of the guest's samples and traced pages."""
 
 from __future__ import annotations
 
+import gzip
 import os
 import shutil
 import subprocess
@@ -88,6 +89,118 @@ class TestRealImage(unittest.TestCase):
         w = realcheck.workload("andrew")
         with self.assertRaisesRegex(SystemExit, "no recipe for andrew's real tree"):
             realcheck.real_image(w)
+
+
+class TestRecipes(unittest.TestCase):
+    def test_recipe_of_a_recording(self) -> None:
+        self.assertEqual(realcheck.recipe("glimpse"), "glimpse")
+        self.assertEqual(realcheck.recipe("pystart-3"), "pystart")
+        with self.assertRaisesRegex(SystemExit, "no recipe for pbuild-j2-1"):
+            realcheck.recipe("pbuild-j2-1")
+
+    def test_pystart_is_the_recording_its_experiment_measures(self) -> None:
+        self.assertEqual(realcheck.measured_workload("pystart", "pystart-hdd2001").name,
+                         "pystart-3")
+        self.assertEqual(realcheck.measured_workload("glimpse", "glimpse-hdd2001").name,
+                         "glimpse")
+        with self.assertRaisesRegex(SystemExit, "no workload 'pystart'"):
+            realcheck.measured_workload("pystart", "glimpse-hdd2001")
+
+    def test_real_command(self) -> None:
+        """glimpse's as before (chrooted, as recorded); pystart's in its root
+        with record.sh's environment, and runnable by a shell."""
+        self.assertEqual(realcheck.real_command("glimpse", "env LC_ALL=C glimpseindex x", "/r"),
+                         "chroot $NEW env LC_ALL=C glimpseindex x")
+        root = "/var/tmp/ppf-work/pystart/scratch"
+        cmd = realcheck.real_command("pystart-3", "/usr/bin/python3 plot.py figure.png", root)
+        self.assertEqual(cmd, f"LC_ALL=C MPLCONFIGDIR={root}/mpl chroot $NEW /bin/sh -c "
+                              f"'cd {root} && exec /usr/bin/python3 plot.py figure.png'")
+        # what realcheck.sh's eval runs, with chroot replaced by a function
+        # and the root by one that exists here
+        cmd = realcheck.real_command("pystart-3", "echo $PWD $MPLCONFIGDIR $LC_ALL", "/tmp")
+        r = subprocess.run(["sh", "-c", 'chroot() { shift; "$@"; }; NEW=/x; eval "$CMD"'],
+                           env={"PATH": os.environ["PATH"], "CMD": cmd},
+                           text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.assertEqual(r.stdout, "/tmp /tmp/mpl C\n", r.stderr)
+
+    def test_guest_path(self) -> None:
+        root = "/var/tmp/ppf-work/pystart/scratch"
+        self.assertEqual(realcheck.guest_path("/mnt/w/t/_abs/usr/lib/x.so", root),
+                         "/usr/lib/x.so")
+        self.assertEqual(realcheck.guest_path("/mnt/w/t/mpl/f.json", root), f"{root}/mpl/f.json")
+        self.assertEqual(realcheck.guest_path("/mnt/w/t", root), root)
+
+
+# The traced real cold run of `realcheck pystart --profile hdd-2001`
+# (realcheck.sh's real-cold-traced.pages.gz, its first 24 events of inode
+# 0x3dd and its first 3; .inodes, dev): libgfortran's pages and faults, the
+# block device's own pages (bdevfs, ino = its dev_t 251:0).
+PAGES = """A python3-108 251:0 3dd 0 0
+A python3-108 251:0 3dd 1 0
+A python3-108 251:0 3dd 2 0
+A python3-108 251:0 3dd 3 0
+F python3-108 251:0 3dd 713
+A python3-108 251:0 3dd 697 0
+A python3-108 251:0 3dd 698 0
+A python3-108 251:0 3dd 699 0
+A python3-108 251:0 3dd 700 0
+A python3-108 251:0 3dd 701 0
+A python3-108 251:0 3dd 702 0
+A python3-108 251:0 3dd 703 0
+A python3-108 251:0 3dd 704 0
+A python3-108 251:0 3dd 705 0
+A python3-108 251:0 3dd 706 0
+A python3-108 251:0 3dd 707 0
+A python3-108 251:0 3dd 708 0
+A python3-108 251:0 3dd 709 0
+A python3-108 251:0 3dd 710 0
+A python3-108 251:0 3dd 711 0
+A python3-108 251:0 3dd 712 0
+A python3-108 251:0 3dd 713 0
+F python3-108 251:0 3dd 713
+F python3-108 251:0 3dd 22
+A python3-108 0:3 fb00000 5175 0
+A python3-108 0:3 fb00000 5209 0
+A python3-108 0:3 fb00000 5210 0
+"""
+INODES = """12 /mnt/w/t
+1084 /mnt/w/t/plot.py
+989 /mnt/w/t/_abs/usr/lib/x86_64-linux-gnu/libgfortran.so.5.0.0
+988 /mnt/w/t/_abs/usr/lib/x86_64-linux-gnu/libgfortran.so.5
+"""
+
+
+class TestPages(unittest.TestCase):
+    def test_traced_pages(self) -> None:
+        with tempfile.TemporaryDirectory() as d:
+            out = Path(d)
+            (out / "dev").write_text("251:0\n")
+            (out / "real.inodes").write_text(INODES)
+            with gzip.open(out / "real.pages.gz", "wt") as f:
+                f.write(PAGES)
+            got = realcheck.traced_pages(out, "real", "/var/tmp/ppf-work/pystart/scratch")
+        self.assertEqual(got, {
+            "/usr/lib/x86_64-linux-gnu/libgfortran.so.5.0.0":
+                {"pages": 21, "folios": 21, "faults": 3},
+            "(block device 251:0: metadata)": {"pages": 3, "folios": 3, "faults": 0}})
+
+    def test_page_comparison(self) -> None:
+        lib = "/usr/lib/x86_64-linux-gnu/libgfortran.so.5.0.0"
+        meta = "(block device 251:0: metadata)"
+        real = {lib: {"pages": 166, "faults": 9}, meta: {"pages": 127, "faults": 0},
+                "/r/plot.py": {"pages": 1, "faults": 0}}
+        replay = {lib: {"pages": 713, "faults": 0}, meta: {"pages": 196, "faults": 0},
+                  "/r/plot.py": {"pages": 1, "faults": 0}}
+        access = {lib: ("mmap+read", 2918064), "/r/plot.py": ("read", 1072)}
+        c = realcheck.page_comparison(real, replay, access)
+        self.assertEqual([f["file"] for f in c["files"]], [lib, meta, "/r/plot.py"])
+        self.assertEqual(c["totals"]["mapped"],
+                         {"files": 1, "real_pages": 166, "replay_pages": 713})
+        self.assertEqual(c["totals"]["total"],
+                         {"files": 3, "real_pages": 294, "replay_pages": 910})
+        t = realcheck.page_table(c)
+        self.assertIn(f"| {lib} | mmap+read | 2.92 | 0.68 | 2.92 | 2.24 | 9 |", t)
+        self.assertIn("| **total** (3 files) | | | 1.20 | 3.73 | 2.52 | |", t)
 
 
 class TestSamples(unittest.TestCase):
