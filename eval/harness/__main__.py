@@ -97,6 +97,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--commit", action="store_true",
                    help="a run --trace experiment's summary and figures into eval/results and "
                         "docs/figures too (by default they stay beside its results)")
+    m = sub.add_parser("matrix", help="every workload on every profile, from "
+                                      "eval/results/summary.json (matrix.py)")
+    m.add_argument("--write", action="store_true",
+                   help="and put it into docs/results.md between its markers")
     c = sub.add_parser("calibrate", help="check disk profiles with fio in the guest")
     c.add_argument("profiles", nargs="*", help="default: every profile")
     c.add_argument("--icount-shift", type=int, default=0,
@@ -131,6 +135,9 @@ def main(argv: List[str]) -> int:
 
     if a.cmd == "workloads":
         return show_workloads(a.names)
+    if a.cmd == "matrix":
+        from . import matrix
+        return matrix.main(a.write)
     from . import build
     if a.cmd == "selftest":
         from . import selftest

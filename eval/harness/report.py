@@ -335,6 +335,7 @@ def summary_rows(summaries: Path = SUMMARIES) -> List[Dict[str, Any]]:
                          **{k: (r.get("ppf_run") or {}).get(k)
                             for k in ("worker_insns_per_open",
                                       "worker_insns_per_open_outside_readahead")},
+                         "icount_shift": s.get("icount_shift", 2),
                          "experiment": s["experiment"]})
     return rows
 
