@@ -85,10 +85,11 @@
 #define PPF_FH_WORDS		8
 
 /**
- * struct ppf_config - the tunables, as set through sysctl
+ * struct ppf_config - the tunables, as set through sysctl (config.c)
  * @enabled: act on events at all
- * @model: the model's parameters (kind, partition size, order, threshold,
- *	node budget derived from @memory_kb)
+ * @model: the model's parameters (kind, partition size, order, threshold);
+ *	its max_nodes is not used: each domain's node budget comes from its
+ *	share of @memory_kb (ppf_domains_create())
  * @max_prefetch_kb: most read ahead of one file per prediction
  * @default_prefetch_kb: read ahead of a file whose last use is unknown
  * @max_inflight_kb: most prefetched data not yet read from the device
@@ -592,12 +593,12 @@ void ppf_lookahead_late(void);
 void ppf_lookahead_event(void);
 void ppf_lookahead_reset(bool deep);
 
-/* sysctl.c */
+/* config.c */
 int ppf_config_init(void);
+
+/* sysctl.c */
 int ppf_sysctl_init(void);
 void ppf_sysctl_exit(void);
-u32 ppf_memory_to_nodes(const struct ppf_model_params *params,
-			unsigned int memory_kb);
 
 /* stats.c */
 int ppf_stats_init(void);
