@@ -74,11 +74,6 @@
  */
 #define PPF_WAKE_BATCH_NS	(500 * NSEC_PER_USEC)
 
-/*
- * The worker's lock: the model, the file table, readahead's records and
- * ppf_seq change only under it (see the overview in ppf.h).
- */
-DEFINE_MUTEX(ppf_worker_mutex);
 static struct ppf_domains *ppf_domains;	/* the models; under ppf_worker_mutex */
 static u64 ppf_seq;	/* opens and execs fed to the model; same lock */
 static struct kthread_worker *ppf_worker;

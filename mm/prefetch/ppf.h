@@ -233,6 +233,7 @@ struct ppf_stats {
 	u64 cached_known;
 };
 
+/* counters.c */
 DECLARE_PER_CPU(struct ppf_stats, ppf_stats);
 DECLARE_STATIC_KEY_FALSE(ppf_measure_hooks);
 
@@ -504,8 +505,10 @@ struct ppf_name *ppf_name_of(struct dentry *dentry);
 void ppf_prefetch_dentry(struct super_block *sb, struct ppf_file *f,
 			 const struct cred *cred);
 
-/* engine.c */
+/* worker_lock.c */
 extern struct mutex ppf_worker_mutex;
+
+/* engine.c */
 int ppf_engine_init(void);
 void ppf_engine_exit(void);
 int ppf_engine_rebuild(const struct ppf_model_params *params,
