@@ -300,7 +300,7 @@ void ppf_event_read(struct ppf_sb *s, struct inode *inode, pgoff_t first,
 static void ppf_engine_open(struct ppf_event *ev)
 {
 	u64 start = ktime_get_ns();
-	struct ppf_file *f = ppf_files_get(ev);
+	struct ppf_file *f = ppf_file_remember(ev);
 	struct ppf_model *model;
 	unsigned int i, n;
 	u64 model_start;
@@ -333,6 +333,7 @@ static void ppf_engine_open(struct ppf_event *ev)
 
 		trace_ppf_prediction(id, p->file, p->likelihood, p->lead);
 		ppf_plan(p->file, ev->cred, ppf_seq, p->lead, i >= PPF_SHALLOW);
+		ppf_forget_gone();
 	}
 	ppf_lookahead_event();
 	ppf_prefetch_reap(ppf_seq);
@@ -383,6 +384,7 @@ static void ppf_work_fn(struct kthread_work *work)
 				ppf_engine_open(&ppf_batch[i]);
 		}
 		delay = ppf_pace(ppf_seq);
+		ppf_forget_gone();
 		if (delay)
 			ppf_pace_later(delay);
 		ppf_finish_plug(&plug);
@@ -406,6 +408,7 @@ static void ppf_pace_fn(struct kthread_work *work)
 	mutex_lock(&ppf_worker_mutex);
 	blk_start_plug(&plug);
 	delay = ppf_pace(ppf_seq);
+	ppf_forget_gone();
 	if (delay)
 		ppf_pace_later(delay);
 	ppf_finish_plug(&plug);
@@ -414,14 +417,6 @@ static void ppf_pace_fn(struct kthread_work *work)
 	ppf_stat_add(worker_ns, spent);
 	ppf_stat_add(pace_timer_ns, spent);
 	ppf_stat_inc(pace_timer_runs);
-}
-
-/**
- * ppf_engine_kick() - have the worker pace the plan again (from the timer)
- */
-void ppf_engine_kick(void)
-{
-	kthread_queue_work(ppf_worker, &ppf_pace_work);
 }
 
 /**
@@ -470,7 +465,7 @@ static void ppf_forget_all(bool deep)
 {
 	lockdep_assert_held(&ppf_worker_mutex);
 	ppf_plan_forget_all();
-	ppf_files_clear();
+	ppf_forget_over(0);
 	ppf_prefetch_forget_all();
 	ppf_history_clear();
 	ppf_seq = 0;
@@ -532,7 +527,7 @@ int ppf_engine_restore(struct ppf_restore_file *files, u32 nfiles,
 	for (i = 0; i < nfiles; i++) {
 		if (!files[i].found)
 			continue;
-		f = ppf_files_get(&files[i].ev);
+		f = ppf_file_remember(&files[i].ev);
 		files[i].found = !!f;
 		if (f) {
 			files[i].id = f->id;
@@ -636,7 +631,6 @@ int ppf_engine_init(void)
 	err = ppf_ring_init(PPF_RING_SIZE);
 	if (err)
 		goto out_model;
-	ppf_pacing_init();
 	hrtimer_init(&ppf_wake_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 	ppf_wake_timer.function = ppf_wake_timer_fn;
 	WRITE_ONCE(ppf_wake_stopped, false);
@@ -645,6 +639,7 @@ int ppf_engine_init(void)
 		err = PTR_ERR(ppf_worker);
 		goto out_ring;
 	}
+	ppf_pacing_init(ppf_worker, &ppf_pace_work);
 	err = ppf_engine_set_cpu_policy();
 	if (!err)
 		err = ppf_engine_set_io_class(ppf_config.io_class);
@@ -676,7 +671,7 @@ void ppf_engine_exit(void)
 	ppf_ring_exit();
 	mutex_lock(&ppf_worker_mutex);
 	ppf_plan_forget_all();
-	ppf_files_clear();
+	ppf_forget_over(0);
 	ppf_prefetch_forget_all();
 	mutex_unlock(&ppf_worker_mutex);
 	ppf_domains_destroy(ppf_domains);

@@ -434,12 +434,12 @@ int ppf_files_init(void);
 void ppf_files_exit(void);
 struct dentry *ppf_fh_decode(struct super_block *sb, u32 *fh, u8 fh_len,
 			     u8 fh_type);
-struct ppf_file *ppf_files_get(struct ppf_event *ev);
+struct ppf_file *ppf_files_add(struct ppf_event *ev);
+void ppf_files_touch(struct ppf_file *f);
 struct ppf_file *ppf_files_find_id(u32 id);
 struct ppf_file *ppf_files_lookup(const struct ppf_sb *s, u64 ino);
+struct ppf_file *ppf_files_oldest(void);
 void ppf_files_forget(struct ppf_file *f);
-void ppf_files_trim(unsigned int max_files);
-void ppf_files_clear(void);
 unsigned int ppf_files_count(void);
 bool ppf_files_note_read(struct ppf_sb *sb, struct inode *inode,
 			 pgoff_t first, pgoff_t last);
@@ -515,7 +515,6 @@ int ppf_engine_rebuild(const struct ppf_model_params *params,
 		       unsigned int memory_kb, unsigned int isolation,
 		       unsigned int max_domains);
 int ppf_engine_set_io_class(unsigned int class);
-void ppf_engine_kick(void);
 void ppf_engine_reset(void);
 void ppf_engine_model_stats(struct ppf_model_stats *st,
 			    struct ppf_domain_stats *ds);
@@ -579,14 +578,23 @@ void ppf_payoff_useful(dev_t dev);
 void ppf_payoff_reset(void);
 
 /* pacing.c */
+struct kthread_worker;
+struct kthread_work;
 void ppf_plan(u32 id, const struct cred *cred, u64 seq, u16 lead, bool deep);
 void ppf_plan_opened(struct ppf_file *f);
+struct ppf_file *ppf_plan_take_gone(void);
 void ppf_plan_forget_file(struct ppf_file *f);
 void ppf_plan_forget_all(void);
 u64 ppf_pace(u64 seq);
 void ppf_pace_later(u64 delay_ns);
-void ppf_pacing_init(void);
+void ppf_pacing_init(struct kthread_worker *worker, struct kthread_work *work);
 void ppf_pacing_stop(void);
+
+/* forget.c: a file forgotten by the plan, readahead and the table, in turn */
+void ppf_forget_file(struct ppf_file *f);
+void ppf_forget_over(unsigned int max_files);
+void ppf_forget_gone(void);
+struct ppf_file *ppf_file_remember(struct ppf_event *ev);
 
 /* lookahead.c */
 #define PPF_SHALLOW		16

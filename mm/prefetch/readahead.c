@@ -371,7 +371,7 @@ void ppf_prefetch_opened(struct ppf_file *f)
 
 /**
  * ppf_prefetch_forget_file() - a file leaves the file table
- * @f: the file
+ * @f: the file, out of the plan already (ppf_forget_file())
  *
  * A prefetch of it not followed by an open was wasted.  The in-flight and
  * pending records that name it find no entry from now on.  The caller
@@ -380,7 +380,6 @@ void ppf_prefetch_opened(struct ppf_file *f)
 void ppf_prefetch_forget_file(struct ppf_file *f)
 {
 	lockdep_assert_held(&ppf_worker_mutex);
-	ppf_plan_forget_file(f);
 	if (f->prefetch.pending_seq)
 		ppf_stat_inc(prefetch_wasted);
 }

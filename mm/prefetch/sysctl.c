@@ -135,7 +135,7 @@ static int ppf_apply_max_files(const struct ctl_table *table, unsigned int val)
 {
 	WRITE_ONCE(ppf_config.max_files, val);
 	mutex_lock(&ppf_worker_mutex);
-	ppf_files_trim(val);
+	ppf_forget_over(val);
 	mutex_unlock(&ppf_worker_mutex);
 	return 0;
 }
