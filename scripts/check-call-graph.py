@@ -157,7 +157,7 @@ def build_module() -> Path:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n", 1)[0])
     ap.add_argument("--objects", type=Path,
                     help="a directory the module was built in (M=); default: build it")
     args = ap.parse_args()
