@@ -327,6 +327,7 @@ void ppf_domains_stats(const struct ppf_domains *d, struct ppf_model_stats *st,
 		       struct ppf_domain_stats *ds);
 
 /* event_ring.c */
+#define PPF_RING_SIZE	1024	/* events; half full wakes the worker at once */
 int ppf_ring_init(unsigned int size);
 void ppf_ring_exit(void);
 bool ppf_ring_push(const struct ppf_event *ev);
@@ -507,6 +508,23 @@ void ppf_prefetch_dentry(struct super_block *sb, struct ppf_file *f,
 
 /* worker_lock.c */
 extern struct mutex ppf_worker_mutex;
+
+/* intake.c: the hooks' entry points are in fs/hooks/ppf_hooks.h */
+void ppf_intake_init(void);
+void ppf_intake_stop(void);
+
+/* worker.c */
+struct task_struct;
+void ppf_worker_wake(void);
+void ppf_worker_wake_late(unsigned long delay);
+bool ppf_worker_memory_low(void);
+void ppf_worker_learn(struct ppf_domains *d, const struct ppf_history_rec *rec);
+struct ppf_domains *ppf_worker_set_models(struct ppf_domains *d);
+struct ppf_domains *ppf_worker_models(void);
+void ppf_worker_restart_count(void);
+struct task_struct *ppf_worker_task(void);
+int ppf_worker_start(void);
+void ppf_worker_stop(void);
 
 /* engine.c */
 int ppf_engine_init(void);
