@@ -233,7 +233,7 @@ struct ppf_stats {
 	u64 cached_known;
 };
 
-/* counters.c */
+/* shared.c */
 DECLARE_PER_CPU(struct ppf_stats, ppf_stats);
 DECLARE_STATIC_KEY_FALSE(ppf_measure_hooks);
 
@@ -506,7 +506,7 @@ struct ppf_name *ppf_name_of(struct dentry *dentry);
 void ppf_prefetch_dentry(struct super_block *sb, struct ppf_file *f,
 			 const struct cred *cred);
 
-/* worker_lock.c */
+/* shared.c */
 extern struct mutex ppf_worker_mutex;
 
 /* intake.c: the hooks' entry points are in fs/hooks/ppf_hooks.h */

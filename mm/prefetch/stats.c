@@ -8,7 +8,7 @@
  * thirty counters over thirty files) or debugfs (not mounted everywhere,
  * and these are counters an operator needs in production).
  *
- * The counters are per CPU (counters.c), summed here when read.
+ * The counters are per CPU (shared.c), summed here when read.
  */
 #include <linux/proc_fs.h>
 #include <linux/seq_file.h>
