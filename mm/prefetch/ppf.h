@@ -338,7 +338,7 @@ void ppf_ring_done(unsigned int n);
 void ppf_event_release(struct ppf_event *ev);
 
 /**
- * struct ppf_prefetch_state - readahead.c's record of one file
+ * struct ppf_prefetch_state - what readahead knows of one file
  * @predicted_due: event number at which the latest prediction still
  *	standing expects the file (0: none since its last open)
  * @pending_seq: event number of a prefetch not yet followed by an open
@@ -348,8 +348,8 @@ void ppf_event_release(struct ppf_event *ev);
  * @cached_removals: page-cache removal count when it was found cached
  * @planned: in the plan (pacing.c)
  *
- * Owned by readahead.c and pacing.c, under ppf_worker_mutex; zero in a new
- * entry.
+ * Owned by readahead.c, inflight.c (@pending_seq) and pacing.c (@planned,
+ * @predicted_due), under ppf_worker_mutex; zero in a new entry.
  */
 struct ppf_prefetch_state {
 	bool planned;
@@ -540,9 +540,19 @@ u64 ppf_engine_worker_cpu_ns(void);
 int ppf_engine_restore(struct ppf_restore_file *files, u32 nfiles,
 		       const struct ppf_history_rec *events, u32 nevents);
 
-/* readahead.c */
-void ppf_prefetch_forget_all(void);
+/* inflight.c: the ledger of readahead in flight and prefetches pending */
+bool ppf_inflight_room(unsigned long nr, unsigned long limit);
+void ppf_inflight_add(u32 id, pgoff_t first, unsigned long span,
+		      unsigned long nr, u64 seq, struct address_space *mapping);
+void ppf_pending_add(struct ppf_file *f, u64 seq);
+bool ppf_prefetch_busy(void);
+unsigned long ppf_prefetch_inflight_kb(void);
+void ppf_prefetch_reap(u64 seq);
+void ppf_prefetch_opened(struct ppf_file *f);
 void ppf_prefetch_forget_file(struct ppf_file *f);
+void ppf_prefetch_forget_all(void);
+
+/* readahead.c */
 bool ppf_prefetch_wanted(struct ppf_file *f, u64 seq, enum ppf_skip_reason *why);
 /*
  * Files one pacing pass keeps decoded: a large file's chunks alternate
@@ -582,12 +592,8 @@ void ppf_prefetch_end(struct ppf_session *ps);
 bool ppf_prefetch(struct ppf_session *ps, struct ppf_file *f,
 		  const struct cred *cred, u64 seq,
 		  pgoff_t *next, enum ppf_skip_reason *why);
-bool ppf_prefetch_busy(void);
 bool ppf_prefetch_still_cached(struct ppf_file *f);
 bool ppf_prefetch_memory_low(void);
-unsigned long ppf_prefetch_inflight_kb(void);
-void ppf_prefetch_reap(u64 seq);
-void ppf_prefetch_opened(struct ppf_file *f);
 
 /* payoff.c */
 bool ppf_payoff_paused(struct super_block *sb);
