@@ -77,7 +77,7 @@ static struct ppf_plan ppf_plans[PPF_PLAN_SLOTS];
 static unsigned int ppf_nr_plans;
 static struct hrtimer ppf_pace_timer;
 static bool ppf_pacing_stopped;
-/* What the timer queues, and where: the worker's pacing pass (engine.c). */
+/* What the timer queues, and where: the worker's pacing pass (worker.c). */
 static struct kthread_worker *ppf_pace_worker;
 static struct kthread_work *ppf_pace_work;
 /*

@@ -7,43 +7,61 @@
  * The hooks (fs/hooks/) see files being opened, executed and read on the
  * watched file systems, and count the folios that leave the page cache
  * (the removal hook).  In the task's context, without sleeping, they hand
- * each open and read to ppf_event_open() and ppf_event_read() (engine.c),
+ * each open and read to ppf_event_open() and ppf_event_read() (intake.c),
  * which update the file's page ranges in the file table when it is there
  * already (under RCU and the entry's spinlock, file_table.c) and put a
  * small record into a ring (event_ring.c).  One worker, a kernel thread of
- * its own (engine.c), drains the ring: it gives each file a model id
- * (file_table.c), feeds the model (models/, through its API only), puts
- * each predicted file in the plan, ordered by when it is expected
- * (pacing.c), and starts the plan's head as asynchronous readahead of the
- * parts of the file that were read last time, a chunk at a time, while the
- * prefetches in flight leave room (readahead.c), after looking it up in
- * its directory if no cached path leads to it (metadata.c), skipping files
- * found all cached before while the removal count has not moved.
- * Everything is controlled with sysctl (sysctl.c; the list of watched types
- * is the hooks' own, set through ppf_sb_set_types()), counted in
+ * its own (worker.c), drains the ring: it gives each file a model id
+ * (file_table.c, forget.c), feeds the model (models/, through its API
+ * only), puts each predicted file in the plan, ordered by when it is
+ * expected (pacing.c), and starts the plan's head as asynchronous
+ * readahead of the parts of the file that were read last time, a chunk at
+ * a time, while the prefetches in flight leave room (readahead.c, whose
+ * ledger is inflight.c), after looking it up in its directory if no cached
+ * path leads to it (metadata.c), skipping files found all cached before
+ * while the removal count has not moved.  engine.c starts and stops it
+ * all, and swaps what the worker uses.  Everything is controlled with
+ * sysctl (sysctl.c, setting ppf_config of config.c; the list of watched
+ * types is the hooks' own, set through ppf_sb_set_types()), counted in
  * /proc/predictive_prefetch (stats.c) and visible through tracepoints
  * (ppf_trace.h).
+ *
+ * The files call each other in one direction only, from the hooks down to
+ * the models: no file calls a file that calls it back, however
+ * indirectly (scripts/check-call-graph.py checks the module's objects).
+ * So forgetting a file is done by forget.c, above the plan, readahead and
+ * the file table it takes the file out of; the pacing timer is handed the
+ * work it queues; and what every part uses (ppf_config, the counters,
+ * ppf_worker_mutex, a file system's record) is defined in files that call
+ * nothing of the engine.
  *
  * One line per file, in the order an event meets them:
  *
  *  - fs/hooks/hooks.c: the hooks' lifecycle: set up, hook in, unhook, free
  *  - fs/hooks/sb_watch.c: watched file systems, open/exec marks, types
+ *  - fs/hooks/sb.c: a watched file system's record: references, pinning
  *  - fs/hooks/read_hook.c: read tracepoints: pages used, discovery
  *  - fs/hooks/removal_hook.c: folios leaving the page cache, counted
- *  - mm/prefetch/engine.c: the hooks' entry points, the worker, lifecycle
+ *  - mm/prefetch/intake.c: the hooks' entry points, waking the worker
  *  - mm/prefetch/event_ring.c: the ring of events from hooks to worker
  *  - mm/prefetch/context.c: the stream of opens (context) of an event
  *  - mm/prefetch/domain.c: isolation: a model per user or cgroup
+ *  - mm/prefetch/worker.c: the worker: events to the model, to the plan
+ *  - mm/prefetch/forget.c: a file remembered and forgotten, in order
  *  - mm/prefetch/file_table.c: the files remembered, by handle, and ids
  *  - mm/prefetch/history.c: the recent opens, kept for saving
  *  - mm/prefetch/lookahead.c: how many files ahead to predict
  *  - mm/prefetch/pacing.c: the plan of predicted files, and its timer
  *  - mm/prefetch/readahead.c: a planned file's readahead, chunk by chunk
+ *  - mm/prefetch/inflight.c: readahead in flight, prefetches pending
  *  - mm/prefetch/metadata.c: a predicted file looked up in its directory
  *  - mm/prefetch/payoff.c: the per-device back-off
+ *  - mm/prefetch/engine.c: start, stop, models rebuilt, reset, restore
  *  - mm/prefetch/state.c: /proc/predictive_prefetch_state: save, load
+ *  - mm/prefetch/config.c: ppf_config, the tunables' values, defaults
  *  - mm/prefetch/sysctl.c: vm.predictive_prefetch.*, every tunable
- *  - mm/prefetch/stats.c: /proc/predictive_prefetch, the counters
+ *  - mm/prefetch/shared.c: ppf_worker_mutex and the per-CPU counters
+ *  - mm/prefetch/stats.c: /proc/predictive_prefetch, the counters shown
  *  - mm/prefetch/trace.c: the tracepoints of ppf_trace.h, instantiated
  *  - mm/prefetch/main.c: module load and unload
  *  - models/: the models, portable C behind models/ppf_model.h
@@ -51,7 +69,8 @@
  * The headers: this one (what the engine's files share), ppf_reasons.h
  * (the drop and skip reasons), ppf_trace.h (the tracepoints), compat.h
  * (what changed between 6.1 and 6.12), fs/hooks/ppf_hooks.h (what the
- * hooks and the engine offer each other).
+ * hooks and the engine offer each other); fs/hooks/sb.h, read_hook.h,
+ * removal_hook.h and sb_watch.h are the hooks' own.
  *
  * Locking, outermost first: ppf_config_mutex (sysctl writes, model
  * rebuilds, loading a saved state) > the hooks' ppf_sb_types_mutex
@@ -178,7 +197,7 @@ extern struct mutex ppf_config_mutex;
  * @pace_timer_runs: times the pacing timer woke the worker
  * @pace_timer_ns: of @worker_ns, time spent in those wake-ups
  * @lowmem_batches: batches of events the worker took late, memory being
- *	too low for any prefetch (engine.c)
+ *	too low for any prefetch (intake.c)
  * @payoff_pays: windows in which a device's prefetching paid (payoff.c)
  * @payoff_pauses: windows after which a device was paused: its used
  *	prefetches saved less time than the worker spent
