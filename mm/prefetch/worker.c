@@ -105,12 +105,27 @@ static void ppf_finish_plug(struct blk_plug *plug)
 	ppf_stat_add(worker_readahead_ns, local_clock() - start);
 }
 
+/*
+ * A pacing pass, then the files it found gone forgotten (forget.c), the
+ * timer armed for the next pass, and the plug's I/O submitted.
+ */
+static void ppf_pace_pass(struct blk_plug *plug)
+{
+	u64 delay;
+
+	lockdep_assert_held(&ppf_worker_mutex);
+	delay = ppf_pace(ppf_seq);
+	ppf_forget_gone();
+	if (delay)
+		ppf_pace_later(delay);
+	ppf_finish_plug(plug);
+}
+
 static void ppf_work_fn(struct kthread_work *work)
 {
 	struct blk_plug plug;
 	bool late = work == &ppf_lowmem_work.work;
 	unsigned int i, n;
-	u64 delay;
 
 	while ((n = ppf_ring_pop(ppf_batch, PPF_BATCH))) {
 		u64 start = ktime_get_ns();
@@ -128,11 +143,7 @@ static void ppf_work_fn(struct kthread_work *work)
 			else
 				ppf_worker_open(&ppf_batch[i]);
 		}
-		delay = ppf_pace(ppf_seq);
-		ppf_forget_gone();
-		if (delay)
-			ppf_pace_later(delay);
-		ppf_finish_plug(&plug);
+		ppf_pace_pass(&plug);
 		mutex_unlock(&ppf_worker_mutex);
 		WRITE_ONCE(ppf_memory_low, ppf_prefetch_memory_low());
 		for (i = 0; i < n; i++)
@@ -148,15 +159,11 @@ static void ppf_pace_fn(struct kthread_work *work)
 {
 	struct blk_plug plug;
 	u64 start = ktime_get_ns();
-	u64 delay, spent;
+	u64 spent;
 
 	mutex_lock(&ppf_worker_mutex);
 	blk_start_plug(&plug);
-	delay = ppf_pace(ppf_seq);
-	ppf_forget_gone();
-	if (delay)
-		ppf_pace_later(delay);
-	ppf_finish_plug(&plug);
+	ppf_pace_pass(&plug);
 	mutex_unlock(&ppf_worker_mutex);
 	spent = ktime_get_ns() - start;
 	ppf_stat_add(worker_ns, spent);
