@@ -15,7 +15,7 @@ each of its edges, and the check fails.
                                              (`make M=D modules`)
 
 The objects are the module's own list, Kbuild's predictive_prefetch-y: a
-file there but not built is an error, so is one built but not listed.
+file there but not built is an error, so is a source file not listed.
 Closes with "N passed, N failed" (one check: the graph has no circle).
 """
 
@@ -163,11 +163,14 @@ def main() -> int:
     args = ap.parse_args()
     objdir = args.objects if args.objects else build_module()
     objects = kbuild_objects(objdir / "Kbuild")
-    built = {str(p.relative_to(objdir)) for d in ("fs", "mm", "models")
-             for p in (objdir / d).rglob("*.o") if not p.name.endswith(".mod.o")}
-    unlisted = sorted(built - set(objects))
+    # The sources: this checkout's, or those built in D (a build directory
+    # keeps the objects of files since removed, which are not linked).
+    srcdir = args.objects if args.objects else TOP
+    sources = {str(p.relative_to(srcdir))[:-2] + ".o" for d in ("fs", "mm", "models")
+               for p in (srcdir / d).rglob("*.c")}
+    unlisted = sorted(sources - set(objects))
     for o in unlisted:
-        print(f"{o}: built but not in Kbuild's predictive_prefetch-y")
+        print(f"{o[:-2]}.c: not in Kbuild's predictive_prefetch-y")
     graph = build_graph(objdir, objects)
     edges = sum(len(e) for e in graph.values())
     print(f"{len(graph)} files, {edges} file-to-file uses")
