@@ -174,6 +174,38 @@ u64 ppf_model_bytes_needed(const struct ppf_model_params *params)
 }
 
 /**
+ * ppf_model_nodes_for_bytes() - the node budget a memory budget allows
+ * @params: the model's other parameters (@params->max_nodes is ignored)
+ * @bytes: the memory budget
+ *
+ * A host gives a model memory, not nodes: this is the one rule that turns
+ * the one into the other, so that every host sizes a model alike.
+ *
+ * Return: the most nodes whose model fits in @bytes, at most PPF_MAX_NODES;
+ * 0 if not even PPF_MIN_NODES fit.
+ */
+u32 ppf_model_nodes_for_bytes(const struct ppf_model_params *params, u64 bytes)
+{
+	struct ppf_model_params p = *params;
+	u32 lo = PPF_MIN_NODES, hi = PPF_MAX_NODES;
+
+	p.max_nodes = lo;
+	if (ppf_model_bytes_needed(&p) > bytes)
+		return 0;
+	/* Bytes grow with nodes: the largest count that fits. */
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo + 1) / 2;
+
+		p.max_nodes = mid;
+		if (ppf_model_bytes_needed(&p) <= bytes)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
+/**
  * ppf_model_create() - make an empty model
  * @params: its parameters, validated here
  * @err: set to 0, -EINVAL for bad parameters or -ENOMEM

@@ -142,6 +142,8 @@ int ppf_model_params_init_shape(struct ppf_model_params *params,
 u32 ppf_model_default_order(enum ppf_model_kind kind, u32 partition_size);
 int ppf_model_params_validate(const struct ppf_model_params *params);
 u64 ppf_model_bytes_needed(const struct ppf_model_params *params);
+u32 ppf_model_nodes_for_bytes(const struct ppf_model_params *params,
+			      u64 bytes);
 struct ppf_model *ppf_model_create(const struct ppf_model_params *params,
 				   int *err);
 void ppf_model_destroy(struct ppf_model *model);

@@ -85,6 +85,7 @@ suite sim scripts/run-pytest.py tests/sim
 suite python-checks python_checks
 suite kernel python3 tests/kernel/run_tests.py
 suite kernel-style scripts/kernel-style.sh
+suite call-graph python3 scripts/check-call-graph.py
 suite package python3 tests/package/test_deb.py
 suite series python3 tests/series/test_series.py
 # The short evaluation's results go to a directory of this run's own.

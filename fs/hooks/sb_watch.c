@@ -24,8 +24,8 @@
  * ppf never keeps a file system busy.  The mark holds no reference on the
  * super block; fsnotify removes it when the file system shuts down, and
  * ppf_sb_freeing_mark() then marks the ppf_sb dead under ppf_sbs_lock.  To
- * use a super block, ppf_sb_pin() takes an active reference only if the
- * ppf_sb is not dead, under the same lock: an unmount that began earlier
+ * use a super block, ppf_sb_pin() (sb.c) takes an active reference only if
+ * the ppf_sb is not dead, under the same lock: an unmount that began earlier
  * has already dropped the last active reference, so the pin fails, and one
  * that begins later waits only until ppf_sb_unpin().
  */
@@ -45,32 +45,8 @@
 #include <linux/workqueue.h>
 #include "mm/prefetch/compat.h"
 #include "ppf_hooks.h"
+#include "sb.h"
 #include "sb_watch.h"
-
-/**
- * struct ppf_sb - one watched file system
- * @mark: the fsnotify superblock mark
- * @sb: the super block; valid while the mark is attached (!@dead)
- * @dev: its device number, for tracepoints and statistics
- * @kref: the mark holds one reference until fsnotify frees it, every file
- *	in the file table and every queued event one each
- * @node: in ppf_sbs (RCU)
- * @dead: the file system is shutting down or ppf is unloading
- * @rcu: to free after RCU readers of ppf_sbs are done
- * @type: its type's name, for a saved state
- * @uuid: its UUID (all zero: none), for a saved state
- */
-struct ppf_sb {
-	struct fsnotify_mark mark;
-	struct super_block *sb;
-	dev_t dev;
-	struct kref kref;
-	struct list_head node;
-	bool dead;
-	struct rcu_head rcu;
-	char type[PPF_SB_TYPE_LEN];
-	u8 uuid[16];
-};
 
 /* The watched types: replaced whole under RCU. */
 struct ppf_sb_types {
@@ -82,7 +58,6 @@ struct ppf_sb_types {
 
 static struct fsnotify_group *ppf_group;
 static LIST_HEAD(ppf_sbs);
-static DEFINE_SPINLOCK(ppf_sbs_lock);
 static unsigned int ppf_nsbs;
 static struct super_block *ppf_discover_queue[PPF_DISCOVER_MAX];
 static unsigned int ppf_ndiscover;
@@ -114,77 +89,6 @@ static bool ppf_sb_type_allowed(const char *name)
 	}
 	rcu_read_unlock();
 	return ok;
-}
-
-static void ppf_sb_release(struct kref *kref)
-{
-	struct ppf_sb *s = container_of(kref, struct ppf_sb, kref);
-
-	kfree_rcu(s, rcu);
-}
-
-/**
- * ppf_sb_get() - take a reference on a watched file system's record
- * @s: the record
- *
- * Keeps the record's memory, not the file system: see ppf_sb_pin().
- */
-void ppf_sb_get(struct ppf_sb *s)
-{
-	kref_get(&s->kref);
-}
-
-/**
- * ppf_sb_put() - drop a reference taken with ppf_sb_get()
- * @s: the record
- */
-void ppf_sb_put(struct ppf_sb *s)
-{
-	kref_put(&s->kref, ppf_sb_release);
-}
-
-/**
- * ppf_sb_dev() - the device number of a watched file system
- * @s: the record
- *
- * Return: the device number it had when it was first seen.
- */
-dev_t ppf_sb_dev(const struct ppf_sb *s)
-{
-	return s->dev;
-}
-
-/**
- * ppf_sb_pin() - keep a file system from shutting down, briefly
- * @s: the record
- *
- * For the worker, around decoding a file handle and starting readahead.
- * Never blocks an unmount from returning: the file system's shutdown waits
- * for ppf_sb_unpin() at most.
- *
- * Return: the super block with an active reference, or NULL if the file
- * system is gone or going.
- */
-struct super_block *ppf_sb_pin(struct ppf_sb *s)
-{
-	struct super_block *sb = NULL;
-
-	spin_lock(&ppf_sbs_lock);
-	if (!s->dead && atomic_inc_not_zero(&s->sb->s_active))
-		sb = s->sb;
-	spin_unlock(&ppf_sbs_lock);
-	return sb;
-}
-
-/**
- * ppf_sb_unpin() - release a file system pinned with ppf_sb_pin()
- * @sb: the super block ppf_sb_pin() returned
- *
- * May run the file system's shutdown if it was unmounted meanwhile.
- */
-void ppf_sb_unpin(struct super_block *sb)
-{
-	deactivate_super(sb);
 }
 
 /**
@@ -332,19 +236,6 @@ static void ppf_discover_fn(struct work_struct *work)
 		mutex_unlock(&ppf_sb_watch_mutex);
 		deactivate_super(queue[i]);
 	}
-}
-
-/**
- * ppf_sb_identity() - what names a watched file system across reboots
- * @s: the record
- * @type: set to its type's name, NUL-terminated
- * @uuid: set to its UUID (all zero if it has none)
- */
-void ppf_sb_identity(const struct ppf_sb *s, char type[PPF_SB_TYPE_LEN],
-		     u8 uuid[16])
-{
-	memcpy(type, s->type, PPF_SB_TYPE_LEN);
-	memcpy(uuid, s->uuid, 16);
 }
 
 struct ppf_sb_match {

@@ -157,7 +157,8 @@ struct ppf_domains {
 
 /**
  * ppf_domains_create() - an empty set of domains
- * @params: the model's parameters; its node budget is recomputed
+ * @params: the model's parameters; max_nodes is not read: each domain's
+ *	node budget is what its share of @memory_kb holds
  * @memory_kb: the memory budget of all the domains' models together
  * @isolation: a PPF_ISOLATION_* mode
  * @max_domains: most domains with a model at once, if @isolation is not none
@@ -175,8 +176,15 @@ struct ppf_domains *ppf_domains_create(const struct ppf_model_params *params,
 				       unsigned int max_domains, int *err)
 {
 	unsigned int n = isolation == PPF_ISOLATION_NONE ? 1 : max_domains;
+	struct ppf_model_params p = *params;
 	struct ppf_domains *d;
 
+	p.max_nodes = ppf_model_nodes_for_bytes(params,
+						(u64)(memory_kb / n) * 1024);
+	if (ppf_model_params_validate(&p)) {
+		*err = -EINVAL;
+		return NULL;
+	}
 	d = kzalloc(struct_size(d, slot, n), GFP_KERNEL);
 	if (!d) {
 		*err = -ENOMEM;
@@ -184,13 +192,7 @@ struct ppf_domains *ppf_domains_create(const struct ppf_model_params *params,
 	}
 	d->n = n;
 	d->isolation = isolation;
-	d->params = *params;
-	d->params.max_nodes = ppf_memory_to_nodes(params, memory_kb / n);
-	if (ppf_model_params_validate(&d->params)) {
-		kfree(d);
-		*err = -EINVAL;
-		return NULL;
-	}
+	d->params = p;
 	if (isolation == PPF_ISOLATION_NONE) {
 		d->slot[0].model = ppf_model_create(&d->params, err);
 		if (!d->slot[0].model) {

@@ -76,10 +76,8 @@ int ppf_files_init(void)
 
 void ppf_files_exit(void)
 {
-	/* Empty after ppf_engine_exit(); the table changes only under this. */
-	mutex_lock(&ppf_worker_mutex);
-	ppf_files_clear();
-	mutex_unlock(&ppf_worker_mutex);
+	/* ppf_engine_exit() forgot every file, or none was ever added. */
+	WARN_ON_ONCE(READ_ONCE(ppf_nfiles));
 }
 
 /**
@@ -96,12 +94,13 @@ unsigned int ppf_files_count(void)
  * ppf_files_forget() - remove a file from the table and free it
  * @f: the entry
  *
- * The caller holds ppf_worker_mutex.
+ * The last step of forgetting a file: the plan and readahead's records
+ * let go of it first (ppf_forget_file()).  The caller holds
+ * ppf_worker_mutex.
  */
 void ppf_files_forget(struct ppf_file *f)
 {
 	lockdep_assert_held(&ppf_worker_mutex);
-	ppf_prefetch_forget_file(f);
 	spin_lock(&f->lock);
 	f->dead = true;
 	spin_unlock(&f->lock);
@@ -115,27 +114,16 @@ void ppf_files_forget(struct ppf_file *f)
 }
 
 /**
- * ppf_files_trim() - forget the least recently opened files
- * @max_files: how many may stay
+ * ppf_files_oldest() - the least recently opened file
  *
  * The caller holds ppf_worker_mutex.
- */
-void ppf_files_trim(unsigned int max_files)
-{
-	lockdep_assert_held(&ppf_worker_mutex);
-	while (ppf_nfiles > max_files)
-		ppf_files_forget(list_first_entry(&ppf_lru, struct ppf_file, lru));
-}
-
-/**
- * ppf_files_clear() - forget every file
  *
- * The caller holds ppf_worker_mutex.
+ * Return: its entry, or NULL if the table is empty.
  */
-void ppf_files_clear(void)
+struct ppf_file *ppf_files_oldest(void)
 {
 	lockdep_assert_held(&ppf_worker_mutex);
-	ppf_files_trim(0);
+	return list_first_entry_or_null(&ppf_lru, struct ppf_file, lru);
 }
 
 /**
@@ -173,30 +161,34 @@ static noinline struct ppf_file *ppf_file_alloc(void)
 ALLOW_ERROR_INJECTION(ppf_file_alloc, NULL);
 
 /**
- * ppf_files_get() - the entry for the file an open or exec event names
- * @ev: the event
+ * ppf_files_touch() - mark a file most recently opened
+ * @f: its entry
  *
- * Creates the entry if the file is new (or its inode number was reused for
- * another file), forgetting the least recently opened file if the table is
- * full; marks it most recently opened.  A new entry takes over the event's
- * name (see DOC: Metadata).  The caller holds ppf_worker_mutex.
+ * The caller holds ppf_worker_mutex.
+ */
+void ppf_files_touch(struct ppf_file *f)
+{
+	lockdep_assert_held(&ppf_worker_mutex);
+	list_move_tail(&f->lru, &ppf_lru);
+}
+
+/**
+ * ppf_files_add() - a new entry for the file an open or exec event names
+ * @ev: the event; no entry of its file system and inode number is in the
+ *	table
+ *
+ * The entry is the most recently opened, and takes over the event's name
+ * (see DOC: Metadata).  The table may hold more than max_files until the
+ * caller trims it (ppf_file_remember()).  The caller holds
+ * ppf_worker_mutex.
  *
  * Return: the entry, or NULL if out of memory.
  */
-struct ppf_file *ppf_files_get(struct ppf_event *ev)
+struct ppf_file *ppf_files_add(struct ppf_event *ev)
 {
 	struct ppf_file *f;
 
 	lockdep_assert_held(&ppf_worker_mutex);
-	f = ppf_files_lookup(ev->sb, ev->ino);
-	if (f && f->gen != ev->gen) {
-		ppf_files_forget(f);
-		f = NULL;
-	}
-	if (f) {
-		list_move_tail(&f->lru, &ppf_lru);
-		return f;
-	}
 	f = ppf_file_alloc();
 	if (!f)
 		return NULL;
@@ -217,7 +209,6 @@ struct ppf_file *ppf_files_get(struct ppf_event *ev)
 	hlist_add_head(&f->id_node, ppf_id_bucket(f->id));
 	list_add_tail(&f->lru, &ppf_lru);
 	WRITE_ONCE(ppf_nfiles, ppf_nfiles + 1);
-	ppf_files_trim(READ_ONCE(ppf_config.max_files));
 	return f;
 }
 

@@ -45,6 +45,7 @@
  */
 #include <linux/cred.h>
 #include <linux/hrtimer.h>
+#include <linux/kthread.h>
 #include <linux/string.h>
 #include "ppf.h"
 #include "ppf_trace.h"
@@ -76,6 +77,17 @@ static struct ppf_plan ppf_plans[PPF_PLAN_SLOTS];
 static unsigned int ppf_nr_plans;
 static struct hrtimer ppf_pace_timer;
 static bool ppf_pacing_stopped;
+/* What the timer queues, and where: the worker's pacing pass (worker.c). */
+static struct kthread_worker *ppf_pace_worker;
+static struct kthread_work *ppf_pace_work;
+/*
+ * Files found gone (stale or unmounted) by the latest ppf_plan() or
+ * ppf_pace(), for the caller to forget (ppf_plan_take_gone()): forgetting
+ * a file takes it out of the plan, so the plan cannot do it itself.  A
+ * pass drops each planned file once, so the plan's size bounds them.
+ */
+static struct ppf_file *ppf_gone[PPF_PLAN_SLOTS];
+static unsigned int ppf_nr_gone;
 
 static void ppf_plan_remove(unsigned int i)
 {
@@ -129,13 +141,31 @@ static void ppf_plan_later(unsigned int i)
 	ppf_plans[i] = p;
 }
 
-/* Count and trace a prediction not acted on; forget a file that is gone. */
+/*
+ * Count and trace a prediction not acted on; hand a file that is gone to
+ * the caller to forget.
+ */
 static void ppf_plan_skipped(struct ppf_file *f, u32 id, enum ppf_skip_reason why)
 {
 	ppf_stat_inc(skipped[why]);
 	trace_ppf_prefetch_skip(id, why);
-	if (f && (why == PPF_SKIP_STALE || why == PPF_SKIP_UNMOUNTED))
-		ppf_files_forget(f);
+	if (f && (why == PPF_SKIP_STALE || why == PPF_SKIP_UNMOUNTED) &&
+	    !WARN_ON_ONCE(ppf_nr_gone == ARRAY_SIZE(ppf_gone)))
+		ppf_gone[ppf_nr_gone++] = f;
+}
+
+/**
+ * ppf_plan_take_gone() - a file ppf_plan() or ppf_pace() found gone
+ *
+ * After each call of either, the caller forgets every file this returns
+ * (ppf_forget_gone()).  The caller holds ppf_worker_mutex.
+ *
+ * Return: the file, or NULL when there is none left.
+ */
+struct ppf_file *ppf_plan_take_gone(void)
+{
+	lockdep_assert_held(&ppf_worker_mutex);
+	return ppf_nr_gone ? ppf_gone[--ppf_nr_gone] : NULL;
 }
 
 /*
@@ -271,7 +301,6 @@ u64 ppf_pace(u64 seq)
 			ppf_stat_inc(skipped[why]);
 			goto out;	/* no room now: the head goes first later */
 		}
-		/* ppf_plan_skipped() may forget @f: take it off the plan first */
 		ppf_plan_remove(0);
 		ppf_plan_skipped(f, f->id, why);
 	}
@@ -295,7 +324,7 @@ void ppf_pace_later(u64 delay_ns)
 
 static enum hrtimer_restart ppf_pace_timer_fn(struct hrtimer *timer)
 {
-	ppf_engine_kick();
+	kthread_queue_work(ppf_pace_worker, ppf_pace_work);
 	return HRTIMER_NORESTART;
 }
 
@@ -329,8 +358,15 @@ void ppf_plan_forget_all(void)
 		ppf_plan_remove(ppf_nr_plans - 1);
 }
 
-void ppf_pacing_init(void)
+/**
+ * ppf_pacing_init() - set up the timer that has the worker pace again
+ * @worker: the worker
+ * @work: its pacing pass, which calls ppf_pace(); the timer queues it
+ */
+void ppf_pacing_init(struct kthread_worker *worker, struct kthread_work *work)
 {
+	ppf_pace_worker = worker;
+	ppf_pace_work = work;
 	hrtimer_init(&ppf_pace_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 	ppf_pace_timer.function = ppf_pace_timer_fn;
 	WRITE_ONCE(ppf_pacing_stopped, false);

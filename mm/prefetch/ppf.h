@@ -7,43 +7,61 @@
  * The hooks (fs/hooks/) see files being opened, executed and read on the
  * watched file systems, and count the folios that leave the page cache
  * (the removal hook).  In the task's context, without sleeping, they hand
- * each open and read to ppf_event_open() and ppf_event_read() (engine.c),
+ * each open and read to ppf_event_open() and ppf_event_read() (intake.c),
  * which update the file's page ranges in the file table when it is there
  * already (under RCU and the entry's spinlock, file_table.c) and put a
  * small record into a ring (event_ring.c).  One worker, a kernel thread of
- * its own (engine.c), drains the ring: it gives each file a model id
- * (file_table.c), feeds the model (models/, through its API only), puts
- * each predicted file in the plan, ordered by when it is expected
- * (pacing.c), and starts the plan's head as asynchronous readahead of the
- * parts of the file that were read last time, a chunk at a time, while the
- * prefetches in flight leave room (readahead.c), after looking it up in
- * its directory if no cached path leads to it (metadata.c), skipping files
- * found all cached before while the removal count has not moved.
- * Everything is controlled with sysctl (sysctl.c; the list of watched types
- * is the hooks' own, set through ppf_sb_set_types()), counted in
+ * its own (worker.c), drains the ring: it gives each file a model id
+ * (file_table.c, forget.c), feeds the model (models/, through its API
+ * only), puts each predicted file in the plan, ordered by when it is
+ * expected (pacing.c), and starts the plan's head as asynchronous
+ * readahead of the parts of the file that were read last time, a chunk at
+ * a time, while the prefetches in flight leave room (readahead.c, whose
+ * ledger is inflight.c), after looking it up in its directory if no cached
+ * path leads to it (metadata.c), skipping files found all cached before
+ * while the removal count has not moved.  engine.c starts and stops it
+ * all, and swaps what the worker uses.  Everything is controlled with
+ * sysctl (sysctl.c, setting ppf_config of config.c; the list of watched
+ * types is the hooks' own, set through ppf_sb_set_types()), counted in
  * /proc/predictive_prefetch (stats.c) and visible through tracepoints
  * (ppf_trace.h).
+ *
+ * The files call each other in one direction only, from the hooks down to
+ * the models: no file calls a file that calls it back, however
+ * indirectly (scripts/check-call-graph.py checks the module's objects).
+ * So forgetting a file is done by forget.c, above the plan, readahead and
+ * the file table it takes the file out of; the pacing timer is handed the
+ * work it queues; and what every part uses (ppf_config, the counters,
+ * ppf_worker_mutex, a file system's record) is defined in files that call
+ * nothing of the engine.
  *
  * One line per file, in the order an event meets them:
  *
  *  - fs/hooks/hooks.c: the hooks' lifecycle: set up, hook in, unhook, free
  *  - fs/hooks/sb_watch.c: watched file systems, open/exec marks, types
+ *  - fs/hooks/sb.c: a watched file system's record: references, pinning
  *  - fs/hooks/read_hook.c: read tracepoints: pages used, discovery
  *  - fs/hooks/removal_hook.c: folios leaving the page cache, counted
- *  - mm/prefetch/engine.c: the hooks' entry points, the worker, lifecycle
+ *  - mm/prefetch/intake.c: the hooks' entry points, waking the worker
  *  - mm/prefetch/event_ring.c: the ring of events from hooks to worker
  *  - mm/prefetch/context.c: the stream of opens (context) of an event
  *  - mm/prefetch/domain.c: isolation: a model per user or cgroup
+ *  - mm/prefetch/worker.c: the worker: events to the model, to the plan
+ *  - mm/prefetch/forget.c: a file remembered and forgotten, in order
  *  - mm/prefetch/file_table.c: the files remembered, by handle, and ids
  *  - mm/prefetch/history.c: the recent opens, kept for saving
  *  - mm/prefetch/lookahead.c: how many files ahead to predict
  *  - mm/prefetch/pacing.c: the plan of predicted files, and its timer
  *  - mm/prefetch/readahead.c: a planned file's readahead, chunk by chunk
+ *  - mm/prefetch/inflight.c: readahead in flight, prefetches pending
  *  - mm/prefetch/metadata.c: a predicted file looked up in its directory
  *  - mm/prefetch/payoff.c: the per-device back-off
+ *  - mm/prefetch/engine.c: start, stop, models rebuilt, reset, restore
  *  - mm/prefetch/state.c: /proc/predictive_prefetch_state: save, load
+ *  - mm/prefetch/config.c: ppf_config, the tunables' values, defaults
  *  - mm/prefetch/sysctl.c: vm.predictive_prefetch.*, every tunable
- *  - mm/prefetch/stats.c: /proc/predictive_prefetch, the counters
+ *  - mm/prefetch/shared.c: ppf_worker_mutex and the per-CPU counters
+ *  - mm/prefetch/stats.c: /proc/predictive_prefetch, the counters shown
  *  - mm/prefetch/trace.c: the tracepoints of ppf_trace.h, instantiated
  *  - mm/prefetch/main.c: module load and unload
  *  - models/: the models, portable C behind models/ppf_model.h
@@ -51,7 +69,8 @@
  * The headers: this one (what the engine's files share), ppf_reasons.h
  * (the drop and skip reasons), ppf_trace.h (the tracepoints), compat.h
  * (what changed between 6.1 and 6.12), fs/hooks/ppf_hooks.h (what the
- * hooks and the engine offer each other).
+ * hooks and the engine offer each other); fs/hooks/sb.h, read_hook.h,
+ * removal_hook.h and sb_watch.h are the hooks' own.
  *
  * Locking, outermost first: ppf_config_mutex (sysctl writes, model
  * rebuilds, loading a saved state) > the hooks' ppf_sb_types_mutex
@@ -85,10 +104,11 @@
 #define PPF_FH_WORDS		8
 
 /**
- * struct ppf_config - the tunables, as set through sysctl
+ * struct ppf_config - the tunables, as set through sysctl (config.c)
  * @enabled: act on events at all
- * @model: the model's parameters (kind, partition size, order, threshold,
- *	node budget derived from @memory_kb)
+ * @model: the model's parameters (kind, partition size, order, threshold);
+ *	its max_nodes is not used: each domain's node budget comes from its
+ *	share of @memory_kb (ppf_domains_create())
  * @max_prefetch_kb: most read ahead of one file per prediction
  * @default_prefetch_kb: read ahead of a file whose last use is unknown
  * @max_inflight_kb: most prefetched data not yet read from the device
@@ -177,7 +197,7 @@ extern struct mutex ppf_config_mutex;
  * @pace_timer_runs: times the pacing timer woke the worker
  * @pace_timer_ns: of @worker_ns, time spent in those wake-ups
  * @lowmem_batches: batches of events the worker took late, memory being
- *	too low for any prefetch (engine.c)
+ *	too low for any prefetch (intake.c)
  * @payoff_pays: windows in which a device's prefetching paid (payoff.c)
  * @payoff_pauses: windows after which a device was paused: its used
  *	prefetches saved less time than the worker spent
@@ -232,6 +252,7 @@ struct ppf_stats {
 	u64 cached_known;
 };
 
+/* shared.c */
 DECLARE_PER_CPU(struct ppf_stats, ppf_stats);
 DECLARE_STATIC_KEY_FALSE(ppf_measure_hooks);
 
@@ -325,6 +346,7 @@ void ppf_domains_stats(const struct ppf_domains *d, struct ppf_model_stats *st,
 		       struct ppf_domain_stats *ds);
 
 /* event_ring.c */
+#define PPF_RING_SIZE	1024	/* events; half full wakes the worker at once */
 int ppf_ring_init(unsigned int size);
 void ppf_ring_exit(void);
 bool ppf_ring_push(const struct ppf_event *ev);
@@ -335,7 +357,7 @@ void ppf_ring_done(unsigned int n);
 void ppf_event_release(struct ppf_event *ev);
 
 /**
- * struct ppf_prefetch_state - readahead.c's record of one file
+ * struct ppf_prefetch_state - what readahead knows of one file
  * @predicted_due: event number at which the latest prediction still
  *	standing expects the file (0: none since its last open)
  * @pending_seq: event number of a prefetch not yet followed by an open
@@ -345,8 +367,8 @@ void ppf_event_release(struct ppf_event *ev);
  * @cached_removals: page-cache removal count when it was found cached
  * @planned: in the plan (pacing.c)
  *
- * Owned by readahead.c and pacing.c, under ppf_worker_mutex; zero in a new
- * entry.
+ * Owned by readahead.c, inflight.c (@pending_seq) and pacing.c (@planned,
+ * @predicted_due), under ppf_worker_mutex; zero in a new entry.
  */
 struct ppf_prefetch_state {
 	bool planned;
@@ -432,12 +454,12 @@ int ppf_files_init(void);
 void ppf_files_exit(void);
 struct dentry *ppf_fh_decode(struct super_block *sb, u32 *fh, u8 fh_len,
 			     u8 fh_type);
-struct ppf_file *ppf_files_get(struct ppf_event *ev);
+struct ppf_file *ppf_files_add(struct ppf_event *ev);
+void ppf_files_touch(struct ppf_file *f);
 struct ppf_file *ppf_files_find_id(u32 id);
 struct ppf_file *ppf_files_lookup(const struct ppf_sb *s, u64 ino);
+struct ppf_file *ppf_files_oldest(void);
 void ppf_files_forget(struct ppf_file *f);
-void ppf_files_trim(unsigned int max_files);
-void ppf_files_clear(void);
 unsigned int ppf_files_count(void);
 bool ppf_files_note_read(struct ppf_sb *sb, struct inode *inode,
 			 pgoff_t first, pgoff_t last);
@@ -503,15 +525,33 @@ struct ppf_name *ppf_name_of(struct dentry *dentry);
 void ppf_prefetch_dentry(struct super_block *sb, struct ppf_file *f,
 			 const struct cred *cred);
 
-/* engine.c */
+/* shared.c */
 extern struct mutex ppf_worker_mutex;
+
+/* intake.c: the hooks' entry points are in fs/hooks/ppf_hooks.h */
+void ppf_intake_init(void);
+void ppf_intake_stop(void);
+
+/* worker.c */
+struct task_struct;
+void ppf_worker_wake(void);
+void ppf_worker_wake_late(unsigned long delay);
+bool ppf_worker_memory_low(void);
+void ppf_worker_learn(struct ppf_domains *d, const struct ppf_history_rec *rec);
+struct ppf_domains *ppf_worker_set_models(struct ppf_domains *d);
+struct ppf_domains *ppf_worker_models(void);
+void ppf_worker_restart_count(void);
+struct task_struct *ppf_worker_task(void);
+int ppf_worker_start(void);
+void ppf_worker_stop(void);
+
+/* engine.c */
 int ppf_engine_init(void);
 void ppf_engine_exit(void);
 int ppf_engine_rebuild(const struct ppf_model_params *params,
 		       unsigned int memory_kb, unsigned int isolation,
 		       unsigned int max_domains);
 int ppf_engine_set_io_class(unsigned int class);
-void ppf_engine_kick(void);
 void ppf_engine_reset(void);
 void ppf_engine_model_stats(struct ppf_model_stats *st,
 			    struct ppf_domain_stats *ds);
@@ -519,9 +559,19 @@ u64 ppf_engine_worker_cpu_ns(void);
 int ppf_engine_restore(struct ppf_restore_file *files, u32 nfiles,
 		       const struct ppf_history_rec *events, u32 nevents);
 
-/* readahead.c */
-void ppf_prefetch_forget_all(void);
+/* inflight.c: the ledger of readahead in flight and prefetches pending */
+bool ppf_inflight_room(unsigned long nr, unsigned long limit);
+void ppf_inflight_add(u32 id, pgoff_t first, unsigned long span,
+		      unsigned long nr, u64 seq, struct address_space *mapping);
+void ppf_pending_add(struct ppf_file *f, u64 seq);
+bool ppf_prefetch_busy(void);
+unsigned long ppf_prefetch_inflight_kb(void);
+void ppf_prefetch_reap(u64 seq);
+void ppf_prefetch_opened(struct ppf_file *f);
 void ppf_prefetch_forget_file(struct ppf_file *f);
+void ppf_prefetch_forget_all(void);
+
+/* readahead.c */
 bool ppf_prefetch_wanted(struct ppf_file *f, u64 seq, enum ppf_skip_reason *why);
 /*
  * Files one pacing pass keeps decoded: a large file's chunks alternate
@@ -561,12 +611,8 @@ void ppf_prefetch_end(struct ppf_session *ps);
 bool ppf_prefetch(struct ppf_session *ps, struct ppf_file *f,
 		  const struct cred *cred, u64 seq,
 		  pgoff_t *next, enum ppf_skip_reason *why);
-bool ppf_prefetch_busy(void);
 bool ppf_prefetch_still_cached(struct ppf_file *f);
 bool ppf_prefetch_memory_low(void);
-unsigned long ppf_prefetch_inflight_kb(void);
-void ppf_prefetch_reap(u64 seq);
-void ppf_prefetch_opened(struct ppf_file *f);
 
 /* payoff.c */
 bool ppf_payoff_paused(struct super_block *sb);
@@ -575,14 +621,23 @@ void ppf_payoff_useful(dev_t dev);
 void ppf_payoff_reset(void);
 
 /* pacing.c */
+struct kthread_worker;
+struct kthread_work;
 void ppf_plan(u32 id, const struct cred *cred, u64 seq, u16 lead, bool deep);
 void ppf_plan_opened(struct ppf_file *f);
+struct ppf_file *ppf_plan_take_gone(void);
 void ppf_plan_forget_file(struct ppf_file *f);
 void ppf_plan_forget_all(void);
 u64 ppf_pace(u64 seq);
 void ppf_pace_later(u64 delay_ns);
-void ppf_pacing_init(void);
+void ppf_pacing_init(struct kthread_worker *worker, struct kthread_work *work);
 void ppf_pacing_stop(void);
+
+/* forget.c: a file forgotten by the plan, readahead and the table, in turn */
+void ppf_forget_file(struct ppf_file *f);
+void ppf_forget_over(unsigned int max_files);
+void ppf_forget_gone(void);
+struct ppf_file *ppf_file_remember(struct ppf_event *ev);
 
 /* lookahead.c */
 #define PPF_SHALLOW		16
@@ -592,12 +647,12 @@ void ppf_lookahead_late(void);
 void ppf_lookahead_event(void);
 void ppf_lookahead_reset(bool deep);
 
-/* sysctl.c */
+/* config.c */
 int ppf_config_init(void);
+
+/* sysctl.c */
 int ppf_sysctl_init(void);
 void ppf_sysctl_exit(void);
-u32 ppf_memory_to_nodes(const struct ppf_model_params *params,
-			unsigned int memory_kb);
 
 /* stats.c */
 int ppf_stats_init(void);

@@ -8,13 +8,11 @@
  * thirty counters over thirty files) or debugfs (not mounted everywhere,
  * and these are counters an operator needs in production).
  *
- * The counters are per CPU, so the hooks never share a cache line to count.
+ * The counters are per CPU (shared.c), summed here when read.
  */
 #include <linux/proc_fs.h>
 #include <linux/seq_file.h>
 #include "ppf.h"
-
-DEFINE_PER_CPU(struct ppf_stats, ppf_stats);
 
 /* A reason and its name, in list order. */
 struct ppf_reason_name {

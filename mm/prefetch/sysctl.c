@@ -2,6 +2,9 @@
 /*
  * sysctl.c - vm.predictive_prefetch.*: every tunable, validated
  *
+ * The table and its handlers; the values and their defaults are
+ * ppf_config's (config.c), which the rest of the engine reads.
+ *
  * Every write is parsed into a temporary, checked, and only then applied,
  * under ppf_config_mutex: a value out of range, a negative or non-numeric
  * value, an unknown model name or a model shape the model refuses (such as
@@ -14,27 +17,6 @@
 #include <linux/sysctl.h>
 #include "ppf.h"
 
-/* Serialises writers of ppf_config (all of them are here). */
-DEFINE_MUTEX(ppf_config_mutex);
-
-struct ppf_config ppf_config = {
-	.enabled = 0,
-	.max_prefetch_kb = 2048,
-	.default_prefetch_kb = 128,
-	.max_inflight_kb = 16384,
-	.io_class = IOPRIO_CLASS_IDLE,
-	.memory_kb = 16384,
-	.max_files = 65536,
-	.filesystems = "",
-	.backoff = 1,
-	.metadata = 1,
-	.lookahead = PPF_MAX_PREDICTIONS,
-	.contexts = PPF_CONTEXTS_TASK,
-	.isolation = PPF_ISOLATION_NONE,
-	.max_domains = 8,
-	.save_events = 65536,
-};
-
 /* Longer than any model or I/O class name, with room for a newline. */
 #define PPF_NAME_MAX	16
 
@@ -44,37 +26,6 @@ static char ppf_contexts_buf[PPF_NAME_MAX];
 static char ppf_isolation_buf[PPF_NAME_MAX];
 static unsigned int ppf_reset_value;
 static struct ctl_table_header *ppf_sysctl_header;
-
-/**
- * ppf_memory_to_nodes() - the node budget a memory budget allows
- * @params: the model's other parameters
- * @memory_kb: the budget
- *
- * Return: the most nodes whose model fits in @memory_kb, at most
- * PPF_MAX_NODES; 0 if not even PPF_MIN_NODES fit.
- */
-u32 ppf_memory_to_nodes(const struct ppf_model_params *params,
-			unsigned int memory_kb)
-{
-	struct ppf_model_params p = *params;
-	u64 budget = (u64)memory_kb * 1024;
-	u32 lo = PPF_MIN_NODES, hi = PPF_MAX_NODES;
-
-	p.max_nodes = lo;
-	if (ppf_model_bytes_needed(&p) > budget)
-		return 0;
-	/* Bytes grow with nodes: the largest count that fits. */
-	while (lo < hi) {
-		u32 mid = lo + (hi - lo + 1) / 2;
-
-		p.max_nodes = mid;
-		if (ppf_model_bytes_needed(&p) <= budget)
-			lo = mid;
-		else
-			hi = mid - 1;
-	}
-	return lo;
-}
 
 /*
  * Build and swap in the models of @p, @memory_kb in all, split between the
@@ -87,9 +38,6 @@ static int ppf_apply_models(struct ppf_model_params p, unsigned int memory_kb,
 	int err;
 
 	lockdep_assert_held(&ppf_config_mutex);
-	p.max_nodes = ppf_memory_to_nodes(&p, memory_kb);
-	if (ppf_model_params_validate(&p))
-		return -EINVAL;
 	err = ppf_engine_rebuild(&p, memory_kb, isolation, max_domains);
 	if (err)
 		return err;
@@ -187,7 +135,7 @@ static int ppf_apply_max_files(const struct ctl_table *table, unsigned int val)
 {
 	WRITE_ONCE(ppf_config.max_files, val);
 	mutex_lock(&ppf_worker_mutex);
-	ppf_files_trim(val);
+	ppf_forget_over(val);
 	mutex_unlock(&ppf_worker_mutex);
 	return 0;
 }
@@ -475,20 +423,6 @@ static struct ctl_table ppf_sysctl_table[] = {
 	PPF_UINT("reset", &ppf_reset_value, 1, 1, ppf_apply_reset),
 	PPF_CTL_TABLE_END
 };
-
-/**
- * ppf_config_init() - the defaults: EPCM of the model's default shape
- *
- * Return: 0, or -EINVAL if the default memory budget cannot hold the model.
- */
-int ppf_config_init(void)
-{
-	ppf_model_params_init(&ppf_config.model, PPF_MODEL_EPCM);
-	ppf_config.model.max_predictions = PPF_MAX_PREDICTIONS;	/* lookahead caps */
-	ppf_config.model.max_nodes = ppf_memory_to_nodes(&ppf_config.model,
-							 ppf_config.memory_kb);
-	return ppf_model_params_validate(&ppf_config.model);
-}
 
 int ppf_sysctl_init(void)
 {

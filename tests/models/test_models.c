@@ -555,6 +555,37 @@ static void test_params_validation(void)
 	       "name");
 }
 
+/*
+ * The memory-to-nodes rule (the kernel's memory_kb): the most nodes that
+ * fit, so one more does not; none when not even the least does.
+ */
+static void test_nodes_for_bytes(void)
+{
+	struct ppf_model_params p, q;
+	u32 n;
+	u64 bytes;
+	int k;
+
+	for (k = PPF_MODEL_LAST_SUCCESSOR; k <= PPF_MODEL_EPCM; k++) {
+		EXPECT(ppf_model_params_init(&p, k) == 0, "init %d", k);
+		p.max_nodes = 12345;	/* not read */
+		n = ppf_model_nodes_for_bytes(&p, 16384 * 1024ULL);
+		q = p;
+		q.max_nodes = n;
+		bytes = ppf_model_bytes_needed(&q);
+		EXPECT(n >= PPF_MIN_NODES && bytes && bytes <= 16384 * 1024ULL,
+		       "%d: %u nodes fit 16 MiB", k, n);
+		q.max_nodes = n + 1;
+		EXPECT(n == PPF_MAX_NODES || ppf_model_bytes_needed(&q) > 16384 * 1024ULL,
+		       "%d: %u nodes are the most", k, n);
+		q.max_nodes = PPF_MIN_NODES;
+		bytes = ppf_model_bytes_needed(&q);
+		EXPECT(ppf_model_nodes_for_bytes(&p, bytes) == PPF_MIN_NODES &&
+		       ppf_model_nodes_for_bytes(&p, bytes - 1) == 0,
+		       "%d: the least, and less than the least", k);
+	}
+}
+
 static const struct ppf_test tests[] = {
 	{ "pcm_paper_trie", test_pcm_paper_trie },
 	{ "pcm_order_bounds_patterns", test_pcm_order_bounds_patterns },
@@ -567,6 +598,7 @@ static const struct ppf_test tests[] = {
 	{ "last_successor_replaces", test_last_successor_replaces },
 	{ "count_saturation_halves", test_count_saturation_halves },
 	{ "params_validation", test_params_validation },
+	{ "nodes_for_bytes", test_nodes_for_bytes },
 	{ "contexts_keep_interleaved_streams_apart", test_contexts_keep_interleaved_streams_apart },
 	{ "contexts_start_from_parent", test_contexts_start_from_parent },
 	{ "contexts_children_in_turn", test_contexts_children_in_turn },

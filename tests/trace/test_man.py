@@ -109,7 +109,7 @@ def test_page_renders(pages: Path, page: str) -> None:
 
 def test_sim_help_lists_its_getopt_table() -> None:
     """ppf-sim's --help against its own option table (getopt_long's)."""
-    src = (TOP / "userspace" / "sim" / "ppf-sim.c").read_text()
+    src = (TOP / "userspace" / "sim" / "options.c").read_text()
     table = set("--" + n for n in re.findall(r'\{ "([\w-]+)", (?:required|no)_argument', src))
     res = subprocess.run([str(TOP / "build" / "ppf-sim"), "--help"], capture_output=True,
                          text=True, check=True)
