@@ -5,7 +5,8 @@
 # TRACE, SPIN_RATE, ROOT (the trace's recorded root), CMD64 (what a real run
 # evals, base64: the recorded command chrooted in $NEW, with its directory
 # and environment), BEFORE64 (run in ROOT before each real run, untimed),
-# OUTPUT (what the command writes, under ROOT: listed after each real run).  The device is set up as run-experiment.sh does it (image
+# OUTPUT (what the command writes, under ROOT: listed after each real run),
+# FAULTS (optional: the trace's faults file, --faults to every replay).  The device is set up as run-experiment.sh does it (image
 # copied before anything is timed, same clock phase, no ASLR, the module
 # loaded and left disabled: model none).  The image holds the real tree at
 # t/ and the host's binaries at t/_abs/; the command runs chrooted in t/_abs
@@ -130,13 +131,14 @@ inodes real-cold-traced  # after: with the files the run created
 # the replay on the same file system, cold (ppf-replay drops the caches
 # itself, after the first sample: its sync and drop are in both deltas) then hot
 umount $NEW/dev $NEW$ROOT
+FA=${FAULTS:+--faults $FAULTS}  # mapped files touched as the real program faulted them
 $R build-tree $TRACE $DIR/t > /dev/null || { say "build-tree failed"; exit 1; }
 sync; echo 3 > /proc/sys/vm/drop_caches
-timed replay-cold $R run --quiet --spin-rate=$SPIN_RATE --json $OUT/replay-cold.json --cold $TRACE $DIR/t
-timed replay-hot $R run --quiet --spin-rate=$SPIN_RATE --json $OUT/replay-hot.json $TRACE $DIR/t
+timed replay-cold $R run --quiet --spin-rate=$SPIN_RATE $FA --json $OUT/replay-cold.json --cold $TRACE $DIR/t
+timed replay-hot $R run --quiet --spin-rate=$SPIN_RATE $FA --json $OUT/replay-hot.json $TRACE $DIR/t
 # again cold, traced (ppf-replay drops the caches: tracing starts before)
 sync; echo 3 > /proc/sys/vm/drop_caches
-trace_on && timed replay-cold-traced $R run --quiet --spin-rate=$SPIN_RATE --json $OUT/replay-cold-traced.json --cold $TRACE $DIR/t
+trace_on && timed replay-cold-traced $R run --quiet --spin-rate=$SPIN_RATE $FA --json $OUT/replay-cold-traced.json --cold $TRACE $DIR/t
 trace_off replay-cold-traced
 inodes replay-cold-traced
 

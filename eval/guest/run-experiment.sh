@@ -6,6 +6,7 @@
 #   [ORACLE ORACLE_CLASS] (1: the boot list is swept in disk order with its
 #   metadata, eval/guest/oracle.c, at I/O priority class ORACLE_CLASS)
 #   MODEL_ON (1: enable the module) REPLAY_ARGS (extra ppf-replay run options)
+#   [FAULTS] (the measured trace's faults file: --faults to TRACE's replays)
 #   SYSCTLS (NAME=VALUE ... of vm.predictive_prefetch, set after the model)
 #   DEV DEV_SETUP DEV_TIMED (the disk profile's device: eval/harness/profiles.py)
 #   [MEMORY_LIMIT_MB] (the replays run in a cgroup v2 with this memory.max;
@@ -107,6 +108,10 @@ drained_stats_to() {
 
 replay() {  # replay NAME TRACE [ppf-replay run options]
     name=$1; tr=$2; shift 2
+    # FAULTS: the measured trace's faults file (runner.faults_of): its mapped
+    # files touched at the pages the real program faulted, not whole; that
+    # trace's replays only (warm-ups of it too), another trace's pages differ
+    [ -n "${FAULTS:-}" ] && [ "$tr" = "$TRACE" ] && set -- "$@" --faults $FAULTS
     measured=
     case $name in cold-*|hot-*) measured=1 ;; esac
     $R build-tree $tr $DIR/t > /dev/null || { say "build-tree failed"; return 1; }

@@ -313,7 +313,8 @@ def conf(w: Workload, profile: Profile, img_mb: int, rate: str) -> str:
     v = {"TRACE": "/ppf/trace.gz", "IMAGE": "/ppf/image.img",
          "SPIN_RATE": rate, "ROOT": root,
          "CMD64": b64(real_command(w.name, meta_text(w.trace, "command"), root)),
-         "BEFORE64": b64(r.before), "OUTPUT": r.output or "."}
+         "BEFORE64": b64(r.before), "OUTPUT": r.output or ".",
+         **({"FAULTS": "/ppf/trace.faults.gz"} if runner.faults_of(w.trace) else {})}
     return "".join(f"{k}={val}\n" for k, val in v.items()) + profile.eval_conf(img_mb)
 
 
@@ -328,7 +329,8 @@ def boot(b: build.Built, w: Workload, profile: Profile, img: Path, img_mb: int,
     adds = (f"{b.ko}:/ppf/predictive_prefetch.ko", f"{b.replay}:/ppf/ppf-replay",
             f"{b.helpers['nbcopy']}:/ppf/nbcopy", f"{w.trace}:/ppf/trace.gz",
             f"{out / 'eval.conf'}:/ppf/eval.conf", *profile.guest_adds(b.kdir),
-            f"{sparse.sparse_image(img)}:/ppf/image.img")
+            f"{sparse.sparse_image(img)}:/ppf/image.img",
+            *runner.faults_adds(w.trace))
     req = BootRequest(kernel=b.kdir, initrd=b.initrd, command=GUEST_SCRIPT.read_text(),
                       adds=adds, append=profile.kernel_params(img_mb),
                       memory=w.memory(True), smp=1, icount_shift=runner.ICOUNT_SHIFT,
@@ -479,6 +481,70 @@ def traced_pages(out: Path, name: str, root: str) -> Dict[str, Dict[str, int]]:
     return count
 
 
+# The faults file (TRACE.faults.gz next to TRACE.trace.gz; ppf-replay run
+# --faults, docs/replay.md "Mapped files as the program faulted them"):
+# per file the trace maps or execs, the file pages the real program faulted
+# (filemap:mm_filemap_fault), in first-fault order.
+FAULTS_MAGIC = "ppf-faults 1"
+
+
+def fault_pages(out: Path, name: str, root: str,
+                access: Dict[str, Tuple[str, int]]) -> Dict[str, List[int]]:
+    """NAME.pages.gz's fault events (F TASK DEV INO INDEX:
+    filemap:mm_filemap_fault's s_dev, i_ino and index, the page the fault
+    asked for) per file of the measured device that the trace maps or execs
+    (access: trace_access's), by the path the trace names it (NAME.inodes),
+    each page once, in first-fault order.  A fault event is a fault that
+    fault-around could not satisfy from the page cache (filemap_fault: the
+    page absent, or a write fault); the pages fault-around and read-around
+    add are left out: the replay's touch of the faulted pages adds them again."""
+    dev = (out / "dev").read_text().strip()
+    ino_path: Dict[int, str] = {}
+    for line in (out / f"{name}.inodes").read_text().splitlines():
+        num, _, path = line.partition(" ")
+        ino_path[int(num)] = guest_path(path, root)
+    faults: Dict[str, List[int]] = {}
+    seen: Dict[str, Set[int]] = {}
+    with gzip.open(out / f"{name}.pages.gz", "rt") as f:
+        for line in f:
+            w = line.split()
+            if len(w) != 5 or w[0] != "F" or w[2] != dev:
+                continue
+            file = ino_path.get(int(w[3], 16))
+            kind = access.get(file, ("-", 0))[0] if file else "-"
+            if file is None or not ("mmap" in kind or "exec" in kind):
+                continue
+            page = int(w[4])
+            if page not in seen.setdefault(file, set()):
+                seen[file].add(page)
+                faults.setdefault(file, []).append(page)
+    return faults
+
+
+def write_faults(faults: Dict[str, List[int]], dst: Path, source: str) -> None:
+    """The faults file: "ppf-faults 1", comments, then per file a line
+    "file PATH" and its page indexes (decimal, whitespace-separated, 16 a
+    line), files sorted by path; gzip'd without a name or time (the same
+    faults, the same bytes)."""
+    lines = [FAULTS_MAGIC,
+             "# ppf-replay run --faults: per mapped file, the 4 KiB file pages the real",
+             "# program faulted (filemap:mm_filemap_fault), in first-fault order;",
+             "# format: docs/replay.md, \"Mapped files as the program faulted them\"",
+             f"# from: {source}"]
+    for path in sorted(faults):
+        if "\n" in path:
+            raise SystemExit(f"realcheck: {path!r}: a newline in a path cannot be written")
+        lines.append(f"file {path}")
+        pages = faults[path]
+        for i in range(0, len(pages), 16):
+            lines.append(" ".join(str(p) for p in pages[i:i + 16]))
+    data = ("\n".join(lines) + "\n").encode()
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    with open(dst, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw,
+                                               mtime=0) as g:
+        g.write(data)
+
+
 def trace_access(trace: Path) -> Dict[str, Tuple[str, int]]:
     """Per file of the trace (as traced_pages names them, the root's under
     ROOT/): how the run used it (exec, mmap, read, write, joined by +) and
@@ -595,8 +661,37 @@ def measured_workload(name: str, experiment: str) -> Workload:
                      f"measuring one of its recordings (--experiment)")
 
 
+def save_faults(out: Path, trace: Path, save: bool) -> Optional[Path]:
+    """The real program's faults (the traced cold run's fault events) as a
+    faults file: always into the results (real-cold-traced.faults.gz); with
+    save, also beside the trace (runner.faults_path: TRACE.faults.gz, what
+    the experiments' and realcheck's next replays of it use).  The files as
+    the trace's file table names them (the root's relative)."""
+    if not all((out / f"real-cold-traced.{x}").is_file() for x in ("pages.gz", "inodes")):
+        if save:
+            raise SystemExit(f"realcheck: --save-faults: no traced real run in {out}")
+        return None
+    root = meta_text(trace, "root").rstrip("/")
+    named = {}
+    for f in tracefmt.load_trace(trace)["files"]:
+        p = f.path.decode(errors="replace")
+        named[p if p.startswith("/") else f"{root}/{p}"] = p
+    faults = {named[k]: v for k, v in
+              fault_pages(out, "real-cold-traced", root, trace_access(trace)).items()}
+    src = f"realcheck {trace.name}, {out.name}: the real program's traced cold run"
+    write_faults(faults, out / "real-cold-traced.faults.gz", src)
+    if not save:
+        return None
+    dst = runner.faults_path(trace)
+    write_faults(faults, dst, src)
+    build.log(f"realcheck: {dst}: {len(faults)} files, "
+              f"{sum(len(v) for v in faults.values())} pages")
+    return dst
+
+
 def main(name: str, profile_name: str, rate: Optional[str] = None,
-         experiment: Optional[str] = None, no_boot: bool = False) -> int:
+         experiment: Optional[str] = None, no_boot: bool = False,
+         save: bool = False) -> int:
     """rate: the replay's spin rate (iterations per us), default the
     experiments'; another one (e.g. think time scaled to the real program's
     CPU time in the guest) writes realcheck-NAME-PROFILE-spinRATE.
@@ -625,8 +720,16 @@ def main(name: str, profile_name: str, rate: Optional[str] = None,
                          f"--profile {profile_name}"
                          + (f" --spin-rate {rate}" if rate is not None else "")
                          + (f" --experiment {experiment}" if experiment is not None else "")}
+    replayed = json.loads((out / "replay-cold.json").read_text()).get("faults") \
+        if (out / "replay-cold.json").is_file() else None
+    s["replay_faults"] = replayed
     (out / "realcheck.json").write_text(json.dumps(s, indent=1))
+    save_faults(out, w.trace, save)
     print(f"{w.name} ({w.trace.name}) on {profile_name}:")
+    if replayed:
+        print(f"the replays' mapped files as the real program faulted them: --faults "
+              f"{runner.faults_path(w.trace).name} ({replayed['files']} files, "
+              f"{replayed['pages']} pages)")
     print(table(s))
     for k, r in s["traced_runs"].items():
         el = r.get("replay_elapsed_s", r["elapsed_s"])
@@ -638,3 +741,20 @@ def main(name: str, profile_name: str, rate: Optional[str] = None,
         print(page_table(s["pages"]))
     print(f"realcheck: results in {out}")
     return 0
+
+
+if __name__ == "__main__":
+    # python3 -m eval.harness.realcheck NAME [--profile P] --save-faults: the
+    # faults file of the last boot's traced real run, beside the trace
+    # (`python3 -m eval.harness realcheck` has no flag for it yet)
+    import argparse
+    import sys
+    ap = argparse.ArgumentParser(prog="python3 -m eval.harness.realcheck")
+    ap.add_argument("workload")
+    ap.add_argument("--profile", default="hdd-2001")
+    ap.add_argument("--experiment")
+    ap.add_argument("--save-faults", action="store_true",
+                    help="write TRACE.faults.gz from the last boot's traced real run")
+    ap.add_argument("--boot", action="store_true", help="boot first (default: the last results)")
+    a = ap.parse_args()
+    sys.exit(main(a.workload, a.profile, None, a.experiment, not a.boot, a.save_faults))

@@ -333,6 +333,8 @@ def eval_conf(exp: Experiment, c: Config, blktrace: bool) -> str:
             if exp.memory_limit_mb is not None else {}),
          **({"MEMORY_LIMIT_SCOPE": exp.memory_limit_scope}
             if exp.memory_limit_scope != "cgroup" else {}),
+         # the measured trace's mapped files as the real program faulted them
+         **({"FAULTS": "/ppf/trace.faults.gz"} if faults_of(trace_of(exp)) else {}),
          "REPLAY_ARGS": f"'{exp.replay_args}'"}
     return "".join(f"{k}={val}\n" for k, val in v.items())
 
@@ -379,9 +381,31 @@ def missing_runs(exp: Experiment, c: Config, runs: List[str], console: str) -> s
     return f"no results from {', '.join(lost)}" if lost else ""
 
 
+def faults_path(trace: Path) -> Path:
+    """Where a trace's faults file is: X.trace.gz -> X.faults.gz beside it
+    (ppf-replay run --faults: its mapped files touched at the pages the real
+    program faulted, not whole; `realcheck --save-faults` writes it)."""
+    base = trace.name[:-len(".trace.gz")] if trace.name.endswith(".trace.gz") else trace.stem
+    return trace.with_name(base + ".faults.gz")
+
+
+def faults_of(trace: Path) -> Optional[Path]:
+    """The trace's faults file, when it has one."""
+    p = faults_path(trace)
+    return p if p.is_file() else None
+
+
+def faults_adds(trace: Path) -> List[str]:
+    """The guest's /ppf/trace.faults.gz (BootRequest adds), for the measured
+    trace /ppf/trace.gz only: run-experiment.sh passes it to that trace's
+    replays (FAULTS), not to other traces' (their pages are not these)."""
+    f = faults_of(trace)
+    return [f"{f}:/ppf/trace.faults.gz"] if f else []
+
+
 def trace_files(exp: Experiment) -> List[str]:
     """The traces the guest gets (BootRequest adds, HOST:GUEST)."""
-    out = [f"{trace_of(exp)}:/ppf/trace.gz"]
+    out = [f"{trace_of(exp)}:/ppf/trace.gz", *faults_adds(trace_of(exp))]
     out += [f"{t}:{g}" for t, g in warmup_guest_paths(exp)]
     inter = extra_trace(exp, "interlude_trace")
     if inter is not None:

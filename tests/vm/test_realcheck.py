@@ -203,6 +203,56 @@ class TestPages(unittest.TestCase):
         self.assertIn("| **total** (3 files) | | | 1.20 | 3.73 | 2.52 | |", t)
 
 
+class TestFaults(unittest.TestCase):
+    """The faults file: the real run's fault events per mapped file, first
+    fault first, each page once; where it goes; what the guest gets."""
+
+    def test_fault_pages_and_file(self) -> None:
+        lib = "/usr/lib/x86_64-linux-gnu/libgfortran.so.5.0.0"
+        with tempfile.TemporaryDirectory() as d:
+            out = Path(d)
+            (out / "dev").write_text("251:0\n")
+            (out / "real.inodes").write_text(INODES)
+            with gzip.open(out / "real.pages.gz", "wt") as f:
+                f.write(PAGES)
+            # mapped in the trace: its faults, 713 once (its fault retried)
+            got = realcheck.fault_pages(out, "real", "/r", {lib: ("mmap+read", 2918064)})
+            self.assertEqual(got, {lib: [713, 22]})
+            # only read: no faults listed
+            self.assertEqual(realcheck.fault_pages(out, "real", "/r", {lib: ("read", 1)}), {})
+            realcheck.write_faults({lib: list(range(20)), "mpl/x.so": [3]},
+                                   out / "t.faults.gz", "a test")
+            text = gzip.decompress((out / "t.faults.gz").read_bytes()).decode()
+            again = out / "u.faults.gz"
+            realcheck.write_faults({lib: list(range(20)), "mpl/x.so": [3]}, again, "a test")
+            self.assertEqual((out / "t.faults.gz").read_bytes(), again.read_bytes())
+        lines = text.splitlines()
+        self.assertEqual(lines[0], "ppf-faults 1")
+        body = [x for x in lines if not x.startswith("#")]
+        self.assertEqual(body[1:], [f"file {lib}", " ".join(map(str, range(16))),
+                                    "16 17 18 19", "file mpl/x.so", "3"])
+
+    def test_where_and_what_the_guest_gets(self) -> None:
+        from eval.harness import runner
+        py = TOP / "eval" / "workloads" / "pystart" / "pystart-3.trace.gz"
+        self.assertEqual(runner.faults_path(py), py.with_name("pystart-3.faults.gz"))
+        self.assertEqual(runner.faults_path(Path("/x/a.trace")), Path("/x/a.faults.gz"))
+        andrew = TOP / "eval" / "workloads" / "andrew" / "andrew.trace.gz"
+        self.assertIsNone(runner.faults_of(andrew))
+        self.assertEqual(runner.faults_adds(andrew), [])
+        if runner.faults_of(py):
+            self.assertEqual(runner.faults_adds(py),
+                             [f"{runner.faults_path(py)}:/ppf/trace.faults.gz"])
+            exp = runner.load_experiment("pystart-hdd2001")
+            self.assertIn(f"{runner.faults_path(py)}:/ppf/trace.faults.gz",
+                          runner.trace_files(exp))
+            self.assertIn("FAULTS=/ppf/trace.faults.gz\n",
+                          runner.eval_conf(exp, exp.configs[0], False))
+            # warm-ups replay pystart-1 and -2: their guest paths, no faults for them
+            self.assertEqual(sum(a.endswith(":/ppf/trace.faults.gz")
+                                 for a in runner.trace_files(exp)), 1)
+
+
 class TestSamples(unittest.TestCase):
     def test_run_sample(self) -> None:
         with tempfile.NamedTemporaryFile("w", suffix=".txt") as f:

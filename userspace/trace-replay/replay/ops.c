@@ -21,10 +21,16 @@
 
 static volatile uint64_t touch_sink;
 
-static int touch_map(int fd, uint64_t off, uint64_t len)
+/*
+ * Map [off, off + len) of fd's file (clamped to its size) and read one byte
+ * of each page: every page, or, when --faults names the file, only its
+ * listed pages inside the range, in the listed order. *touched: pages read.
+ */
+static int touch_map(struct replay_state *r, int fd, uint32_t file, uint64_t off,
+		     uint64_t len, uint64_t *touched)
 {
 	struct stat st;
-	uint64_t end, sum = 0;
+	uint64_t end, sum = 0, n = 0;
 	unsigned char *m;
 
 	if (fstat(fd, &st))
@@ -37,10 +43,25 @@ static int touch_map(int fd, uint64_t off, uint64_t len)
 	m = mmap(NULL, end - off, PROT_READ, MAP_PRIVATE, fd, (off_t)off);
 	if (m == MAP_FAILED)
 		return -errno;
-	for (uint64_t p = 0; p < end - off; p += REPLAY_PAGE)
-		sum += ((volatile unsigned char *)m)[p];
+	if (r->fault_first && file < r->nfiles && r->fault_first[file] != REPLAY_NO_FAULTS) {
+		const uint64_t *pg = r->fault_page + r->fault_first[file];
+
+		for (uint32_t i = 0; i < r->fault_count[file]; i++) {
+			uint64_t at = pg[i] * REPLAY_PAGE;
+
+			if (at >= off && at < end) {
+				sum += ((volatile unsigned char *)m)[at - off];
+				n++;
+			}
+		}
+	} else {
+		for (uint64_t p = 0; p < end - off; p += REPLAY_PAGE, n++)
+			sum += ((volatile unsigned char *)m)[p];
+	}
 	touch_sink += sum;
 	munmap(m, end - off);
+	if (touched)
+		*touched = n;
 	return 0;
 }
 
@@ -111,7 +132,9 @@ int replay_slot_fd(struct replay_state *r, struct replay_event *e)
 static int do_fd_op(struct replay_thread *th, struct replay_event *e, enum replay_skip *skipped)
 {
 	struct replay_state *r = th->r;
-	int fd;
+	uint64_t touched = 0;
+	uint32_t file;
+	int fd, ret;
 
 	if (e->op != PPF_OP_CLOSE && e->op != PPF_OP_MMAP && e->res < 0) {
 		*skipped = SKIP_FAILED_IN_TRACE;	/* moved no data */
@@ -138,8 +161,14 @@ static int do_fd_op(struct replay_thread *th, struct replay_event *e, enum repla
 		return 0;
 	if (r->mmap_mode == MMAP_READ)
 		return read_range(r, fd, (uint64_t)e->off, (uint64_t)e->len, &th->bytes_mapped);
-	th->bytes_mapped += (uint64_t)e->len;
-	return touch_map(fd, (uint64_t)e->off, (uint64_t)e->len);
+	file = r->slot_file[e->slot];
+	if (!r->fault_first || file >= r->nfiles || r->fault_first[file] == REPLAY_NO_FAULTS) {
+		th->bytes_mapped += (uint64_t)e->len;	/* the range, as without --faults */
+		return touch_map(r, fd, file, (uint64_t)e->off, (uint64_t)e->len, NULL);
+	}
+	ret = touch_map(r, fd, file, (uint64_t)e->off, (uint64_t)e->len, &touched);
+	th->bytes_mapped += touched * REPLAY_PAGE;	/* --faults: the pages touched */
+	return ret;
 }
 
 /*
@@ -195,7 +224,7 @@ int replay_do_op(struct replay_thread *th, struct replay_event *e, enum replay_s
 		if (r->exec_mode == EXEC_HEAD)
 			ret = read_range(r, fd, 0, REPLAY_PAGE, &th->bytes_exec);
 		else
-			ret = touch_map(fd, 0, UINT64_MAX / 2);
+			ret = touch_map(r, fd, e->file, 0, UINT64_MAX / 2, NULL);
 		close(fd);
 		return ret;
 	case PPF_OP_READ:

@@ -5,10 +5,12 @@
  * think time), one thread per recorded pid, and the shared I/O buffers.
  * Definitions: docs/replay.md.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "run.h"
 
@@ -362,4 +364,232 @@ int replay_build_plan(struct replay_state *r, struct ppf_trace *t, const char *d
 	free(pm);
 	free(pids);
 	return 0;
+}
+
+/*
+ * --faults FILE: which pages of each mapped file the program faulted
+ * (docs/replay.md, "Mapped files as the program faulted them"). Plain or
+ * gzip'd text: the line "ppf-faults 1"; then "# ..." comments and blank
+ * lines anywhere; "file PATH" (PATH: the rest of the line, a path of the
+ * trace's file table, named once) followed by that file's page indexes,
+ * decimal, whitespace-separated, on any number of lines, each page once.
+ * Loaded and indexed here, before the timed part; ops.c only reads it.
+ */
+#define FAULTS_MAGIC "ppf-faults 1"
+#define FAULTS_LINE 8192
+#define FAULTS_MAX_PAGE (UINT64_C(1) << 40)	/* 4 PiB: far beyond any file, no overflow */
+
+static const struct ppf_trace *faults_trace;	/* for faults_cmp (qsort has no context) */
+
+static int faults_cmp(const void *a, const void *b)
+{
+	return strcmp(faults_trace->files[*(const uint32_t *)a].path,
+		      faults_trace->files[*(const uint32_t *)b].path);
+}
+
+static int faults_key_cmp(const void *key, const void *b)
+{
+	return strcmp((const char *)key, faults_trace->files[*(const uint32_t *)b].path);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+struct faults_reader {
+	const char *path;
+	gzFile gz;
+	unsigned long line;
+	char buf[FAULTS_LINE];
+	uint32_t *byname;	/* the trace's files sorted by path */
+	uint64_t cap;		/* of r->fault_page */
+	int64_t cur;		/* the file whose pages follow, -1 before the first */
+	unsigned long *named_on; /* per file: the line naming it, 0 if none */
+};
+
+static int faults_error(struct faults_reader *fr, const char *fmt, const char *arg)
+{
+	fprintf(stderr, "ppf-replay: %s:%lu: ", fr->path, fr->line);
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, " (--faults; format: ppf-replay(1), docs/replay.md)\n");
+	return -1;
+}
+
+/* Close the current file's list: each page once. */
+static int faults_end_file(struct replay_state *r, struct faults_reader *fr)
+{
+	uint64_t first, n, *copy;
+	char msg[64];
+
+	if (fr->cur < 0)
+		return 0;
+	first = r->fault_first[fr->cur];
+	n = r->fault_count[fr->cur];
+	copy = malloc((n ? n : 1) * sizeof(*copy));
+	if (!copy)
+		return faults_error(fr, "%s", strerror(errno));
+	memcpy(copy, r->fault_page + first, n * sizeof(*copy));
+	qsort(copy, n, sizeof(*copy), cmp_u64);
+	for (uint64_t i = 1; i < n; i++)
+		if (copy[i] == copy[i - 1]) {
+			snprintf(msg, sizeof(msg), "%llu", (unsigned long long)copy[i]);
+			free(copy);
+			fprintf(stderr, "ppf-replay: %s:%lu: page %s listed twice for %s "
+					"(--faults; format: ppf-replay(1), docs/replay.md)\n",
+				fr->path, fr->named_on[fr->cur], msg,
+				faults_trace->files[fr->cur].path);
+			return -1;
+		}
+	free(copy);
+	return 0;
+}
+
+/* "file PATH" */
+static int faults_file_line(struct replay_state *r, struct faults_reader *fr, const char *path)
+{
+	uint32_t *hit;
+
+	if (faults_end_file(r, fr))
+		return -1;
+	if (!*path)
+		return faults_error(fr, "%s'file' without a PATH", "");
+	hit = r->nfiles ? bsearch(path, fr->byname, r->nfiles, sizeof(uint32_t), faults_key_cmp)
+			: NULL;
+	if (!hit)
+		return faults_error(fr, "%s: not a file of the trace's file table", path);
+	if (fr->named_on[*hit]) {
+		char msg[32];
+
+		snprintf(msg, sizeof(msg), "%lu", fr->named_on[*hit]);
+		fprintf(stderr, "ppf-replay: %s:%lu: %s named again (first on line %s) "
+				"(--faults; format: ppf-replay(1), docs/replay.md)\n",
+			fr->path, fr->line, path, msg);
+		return -1;
+	}
+	fr->named_on[*hit] = fr->line;
+	fr->cur = *hit;
+	r->fault_first[*hit] = r->faults_pages;
+	r->fault_count[*hit] = 0;
+	r->faults_files++;
+	return 0;
+}
+
+/* A line of page indexes for the current file. */
+static int faults_pages_line(struct replay_state *r, struct faults_reader *fr, char *s)
+{
+	if (fr->cur < 0)
+		return faults_error(fr, "%spage indexes before any 'file PATH' line", "");
+	for (char *tok = strtok(s, " \t"); tok; tok = strtok(NULL, " \t")) {
+		uint64_t v = 0;
+
+		for (const char *c = tok; *c; c++) {
+			if (*c < '0' || *c > '9' || v >= FAULTS_MAX_PAGE)
+				return faults_error(fr, "'%s': not a page index (decimal, below 2^40)",
+						    tok);
+			v = v * 10 + (uint64_t)(*c - '0');
+		}
+		if (v >= FAULTS_MAX_PAGE)
+			return faults_error(fr, "'%s': not a page index (decimal, below 2^40)", tok);
+		if (r->faults_pages == fr->cap) {
+			uint64_t *p;
+
+			fr->cap = fr->cap ? fr->cap * 2 : 4096;
+			p = realloc(r->fault_page, fr->cap * sizeof(*p));
+			if (!p)
+				return faults_error(fr, "%s", strerror(errno));
+			r->fault_page = p;
+		}
+		if (r->fault_count[fr->cur] == UINT32_MAX)
+			return faults_error(fr, "%smore than 2^32-1 pages for one file", "");
+		r->fault_page[r->faults_pages++] = v;
+		r->fault_count[fr->cur]++;
+	}
+	return 0;
+}
+
+static int faults_read(struct replay_state *r, struct faults_reader *fr)
+{
+	int have_magic = 0;
+
+	while (gzgets(fr->gz, fr->buf, sizeof(fr->buf))) {
+		size_t n = strlen(fr->buf);
+
+		fr->line++;
+		if (n == sizeof(fr->buf) - 1 && fr->buf[n - 1] != '\n')
+			return faults_error(fr, "line longer than %s bytes", "8191");
+		if (n && fr->buf[n - 1] == '\n')
+			fr->buf[--n] = 0;
+		if (n && fr->buf[n - 1] == '\r')
+			fr->buf[--n] = 0;
+		if (memchr(fr->buf, 0, n))
+			return faults_error(fr, "%sa NUL byte: not a text file", "");
+		if (!have_magic) {
+			if (strcmp(fr->buf, FAULTS_MAGIC))
+				return faults_error(fr, "not a faults file (its first line must be "
+						    "'%s')", FAULTS_MAGIC);
+			have_magic = 1;
+			continue;
+		}
+		if (fr->buf[0] == '#' || fr->buf[strspn(fr->buf, " \t")] == 0)
+			continue;
+		if (!strncmp(fr->buf, "file ", 5) || !strcmp(fr->buf, "file")) {
+			if (faults_file_line(r, fr, fr->buf + (n > 4 ? 5 : 4)))
+				return -1;
+		} else if (faults_pages_line(r, fr, fr->buf)) {
+			return -1;
+		}
+	}
+	if (!gzeof(fr->gz)) {
+		int zerr;
+		const char *m = gzerror(fr->gz, &zerr);
+
+		return faults_error(fr, "cannot read: %s", zerr == Z_ERRNO ? strerror(errno) : m);
+	}
+	if (!have_magic) {
+		fr->line = 1;
+		return faults_error(fr, "empty: not a faults file (its first line must be '%s')",
+				    FAULTS_MAGIC);
+	}
+	return faults_end_file(r, fr);
+}
+
+int replay_load_faults(struct replay_state *r, const struct ppf_trace *t, const char *path)
+{
+	static struct faults_reader fr;	/* static: its line buffer */
+	int ret;
+
+	fr.path = path;
+	fr.line = 0;
+	fr.cur = -1;
+	fr.cap = 0;
+	r->faults_path = path;
+	r->fault_first = malloc((r->nfiles + 1) * sizeof(*r->fault_first));
+	r->fault_count = calloc(r->nfiles + 1, sizeof(*r->fault_count));
+	fr.named_on = calloc(r->nfiles + 1, sizeof(*fr.named_on));
+	fr.byname = malloc((r->nfiles + 1) * sizeof(*fr.byname));
+	if (!r->fault_first || !r->fault_count || !fr.named_on || !fr.byname) {
+		fprintf(stderr, "ppf-replay: --faults %s: %s\n", path, strerror(ENOMEM));
+		return -1;
+	}
+	for (size_t i = 0; i < r->nfiles; i++) {
+		r->fault_first[i] = REPLAY_NO_FAULTS;
+		fr.byname[i] = (uint32_t)i;
+	}
+	faults_trace = t;
+	qsort(fr.byname, r->nfiles, sizeof(*fr.byname), faults_cmp);
+	errno = 0;
+	fr.gz = gzopen(path, "rb");
+	if (!fr.gz) {
+		fprintf(stderr, "ppf-replay: %s:0: cannot open: %s (--faults)\n", path,
+			strerror(errno ? errno : ENOMEM));
+		return -1;
+	}
+	ret = faults_read(r, &fr);
+	gzclose(fr.gz);
+	free(fr.named_on);
+	free(fr.byname);
+	return ret;
 }

@@ -215,6 +215,9 @@ void replay_report(struct replay_state *r, FILE *o)
 		(unsigned long long)r->overlap_kept,
 		replay_think_names[r->think_mode], replay_exec_names[r->exec_mode],
 		replay_mmap_names[r->mmap_mode], r->cold ? " cold" : "");
+	if (r->faults_path)
+		fprintf(o, "  faults: %s: %zu files, %zu pages (their mapped ranges: those pages "
+			   "only)\n", r->faults_path, r->faults_files, r->faults_pages);
 	fprintf(o, "  spin calibration: %llu iterations in %.3f ms (median of 5, %.3f-%.3f) "
 		   "= %.1f iterations/us%s\n",
 		(unsigned long long)r->cal_iters, ms(r->cal_ns), ms(r->cal_min_ns),
@@ -319,6 +322,12 @@ int replay_report_json(struct replay_state *r, const char *path)
 		replay_mmap_names[r->mmap_mode], r->cold ? "true" : "false",
 		!r->classify ? "off" : r->have_cachestat ? "cachestat+mincore" : "mincore",
 		r->mlocked ? "true" : "false");
+	if (r->faults_path) {
+		fprintf(f, "  \"faults\": {\"file\": ");
+		json_str(f, r->faults_path);
+		fprintf(f, ", \"files\": %zu, \"pages\": %zu},\n", r->faults_files,
+			r->faults_pages);
+	}
 	fprintf(f, "  \"calibration\": {\"iterations\": %llu, \"median_ns\": %llu, "
 		   "\"min_ns\": %llu, \"max_ns\": %llu, \"iterations_per_us\": %.3f, "
 		   "\"used_iterations_per_us\": %.3f},\n",

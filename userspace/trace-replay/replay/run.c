@@ -32,7 +32,7 @@ const char *const replay_mmap_names[] = { "map", "read", "none", NULL };
 
 /* what the command line asks for besides the run's own options in r */
 struct run_args {
-	const char *trace_path, *dir, *json, *events, *drop_mark;
+	const char *trace_path, *dir, *json, *events, *drop_mark, *faults;
 	int quiet, no_tree_check;
 };
 
@@ -136,7 +136,8 @@ static int parse_args(struct replay_state *r, struct run_args *a, int argc, char
 			}
 		} else if (parse_value(argc, argv, &i, "--events", &a->events) ||
 			   parse_value(argc, argv, &i, "--json", &a->json) ||
-			   parse_value(argc, argv, &i, "--drop-mark", &a->drop_mark))
+			   parse_value(argc, argv, &i, "--drop-mark", &a->drop_mark) ||
+			   parse_value(argc, argv, &i, "--faults", &a->faults))
 			continue;
 		else if (s[0] == '-' && s[1]) {
 			fprintf(stderr, "ppf-replay run: unknown option %s\n", s);
@@ -255,6 +256,9 @@ static int prepare(struct replay_state *r, const struct run_args *a)
 		fprintf(stderr, "ppf-replay: cannot prepare the replay: %s\n", strerror(errno));
 		return -1;
 	}
+	/* the faults file, loaded and indexed now: the timed part only reads it */
+	if (a->faults && replay_load_faults(r, r->trace, a->faults))
+		return -1;
 	r->have_cachestat = replay_have_cachestat();
 	replay_calibrate(r);
 

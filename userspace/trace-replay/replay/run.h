@@ -131,7 +131,19 @@ struct replay_state {
 	uint64_t done_prefix;
 	uint8_t *done;
 	uint64_t t_start, t_end;
+	/*
+	 * --faults FILE (plan.c, replay_load_faults): the pages the program
+	 * faulted, per file of the table: fault_page[fault_first[f] ..
+	 * + fault_count[f]) in first-fault order; fault_first[f] ==
+	 * REPLAY_NO_FAULTS: FILE does not name f (its ranges touched whole).
+	 */
+	const char *faults_path;
+	uint64_t *fault_page, *fault_first;
+	uint32_t *fault_count;
+	size_t faults_files, faults_pages;
 };
+
+#define REPLAY_NO_FAULTS UINT64_MAX
 
 /* calibrate.c: the think-time spin loop and its rate */
 void replay_spin(uint64_t n);
@@ -139,6 +151,8 @@ void replay_calibrate(struct replay_state *r);
 
 /* plan.c: the trace turned into events, threads, ordering, think time, buffers */
 int replay_build_plan(struct replay_state *r, struct ppf_trace *t, const char *dir);
+/* plan.c: --faults FILE loaded and indexed by file; 0, or -1 after printing FILE:LINE: why */
+int replay_load_faults(struct replay_state *r, const struct ppf_trace *t, const char *path);
 
 /* slots.c: which open file description (slot) each fd-using event uses */
 int replay_resolve_slots(struct replay_state *r);
