@@ -2,12 +2,18 @@
 /*
  * oracle - the practical limit of prefetching, for the ppf evaluation.
  *
- * usage: oracle plan --dev DEV --root DIR LIST > PLAN
+ * usage: oracle resident LIST > RANGES
+ *        oracle plan --dev DEV --root DIR LIST > PLAN
  *        oracle run [--class be|idle] --start-mark FILE --dev DEV PLAN
  *
  * LIST is the boot list's ("OFFSET LEN PATH" per range, LEN 0: the whole
- * file), taken from a warm-up that replayed the same trace as the measured
- * run: the oracle knows, at the start, every page the run will read.  It
+ * file).  "resident" turns the ranges a run used, in the order it used them,
+ * into the ranges of those files in the page cache right after it ran cold
+ * (mincore(2) of each file, in its first use's order): what the run brought
+ * in, its mapped files as far as it faulted them and the kernel read around
+ * the faults, which is what a boot prefetcher records.  Taken after a
+ * warm-up that replayed the same trace as the measured run, that list is
+ * every page the run will read: the oracle knows it at the start.  It
  * also knows the metadata the run's opens will read: the inode table block
  * of every file and of every directory between it and DIR, and the blocks
  * of those directories.
@@ -47,6 +53,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -318,6 +325,11 @@ static void sort_merge(struct vec *a)
 	a->n = o;
 }
 
+static uint64_t min_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
 static uint64_t bytes(const struct vec *a)
 {
 	uint64_t b = 0;
@@ -483,6 +495,74 @@ static int run_plan(const char *start, const char *dev, const char *path, int id
 	return 0;
 }
 
+/*
+ * "OFFSET LEN PATH" for each run of pages of each file of LIST (in its first
+ * use's order) that the page cache holds.
+ */
+static int resident(const char *list)
+{
+	char line[8192];
+	long long off, len;
+	FILE *f = fopen(list, "r");
+
+	if (!f) {
+		perror(list);
+		return 1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		unsigned char *vec;
+		struct stat st;
+		size_t pages, i, run, known;
+		void *map;
+		char *path;
+		int n = 0, fd, fresh;
+
+		line[strcspn(line, "\n")] = 0;
+		if (sscanf(line, "%lld %lld %n", &off, &len, &n) < 2 || !n)
+			continue;
+		path = line + n;
+		known = files.n;
+		if ((size_t)file_index(path) != known)
+			continue;	/* named before: listed at its first use */
+		fresh = 1;
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0 || fstat(fd, &st) || !st.st_size) {
+			errors += fd < 0;
+			fresh = 0;
+		}
+		if (fresh) {
+			pages = (st.st_size + PAGE - 1) / PAGE;
+			map = mmap(NULL, st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+			vec = malloc(pages);
+			if (map == MAP_FAILED || !vec || mincore(map, st.st_size, vec)) {
+				errors++;
+			} else {
+				for (i = 0; i < pages; i = run) {
+					for (run = i; run < pages && (vec[run] & 1); run++)
+						;
+					if (run > i)
+						printf("%llu %llu %s\n",
+						       (unsigned long long)(i * PAGE),
+						       (unsigned long long)(min_u64(run * PAGE,
+										    st.st_size) - i * PAGE),
+						       path);
+					else
+						run++;
+				}
+			}
+			free(vec);
+			if (map != MAP_FAILED)
+				munmap(map, st.st_size);
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+	fclose(f);
+	if (errors)
+		fprintf(stderr, "oracle resident: %lu files not read\n", errors);
+	return fflush(stdout) ? 1 : 0;
+}
+
 static const char *opt(int argc, char **argv, const char *name)
 {
 	for (int i = 2; i + 1 < argc; i += 2)
@@ -497,12 +577,15 @@ int main(int argc, char **argv)
 	const char *root = opt(argc, argv, "--root"), *class = opt(argc, argv, "--class");
 	int nopt = 1 + 2 * (!!start + !!dev + !!root + !!class);
 
+	if (argc == 3 && !strcmp(argv[1], "resident"))
+		return resident(argv[2]);
 	if (argc == nopt + 2 && !strcmp(argv[1], "plan") && dev && root && !start && !class)
 		return write_plan(dev, root, argv[argc - 1]);
 	if (argc == nopt + 2 && !strcmp(argv[1], "run") && dev && start && !root &&
 	    (!class || !strcmp(class, "idle") || !strcmp(class, "be")))
 		return run_plan(start, dev, argv[argc - 1], class && !strcmp(class, "idle"));
-	fprintf(stderr, "usage: oracle plan --dev DEV --root DIR LIST > PLAN\n"
+	fprintf(stderr, "usage: oracle resident LIST > RANGES\n"
+		"       oracle plan --dev DEV --root DIR LIST > PLAN\n"
 		"       oracle run [--class be|idle] --start-mark FILE --dev DEV PLAN\n");
 	return 1;
 }

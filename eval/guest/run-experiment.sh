@@ -6,7 +6,6 @@
 #   [ORACLE ORACLE_CLASS] (1: the boot list is swept in disk order with its
 #   metadata, eval/guest/oracle.c, at I/O priority class ORACLE_CLASS)
 #   MODEL_ON (1: enable the module) REPLAY_ARGS (extra ppf-replay run options)
-#   [FAULTS] (the measured trace's faults file: --faults to TRACE's replays)
 #   SYSCTLS (NAME=VALUE ... of vm.predictive_prefetch, set after the model)
 #   DEV DEV_SETUP DEV_TIMED (the disk profile's device: eval/harness/profiles.py)
 #   [MEMORY_LIMIT_MB] (the replays run in a cgroup v2 with this memory.max;
@@ -108,10 +107,9 @@ drained_stats_to() {
 
 replay() {  # replay NAME TRACE [ppf-replay run options]
     name=$1; tr=$2; shift 2
-    # FAULTS: the measured trace's faults file (runner.faults_of): its mapped
-    # files touched at the pages the real program faulted, not whole; that
-    # trace's replays only (warm-ups of it too), another trace's pages differ
-    [ -n "${FAULTS:-}" ] && [ "$tr" = "$TRACE" ] && set -- "$@" --faults $FAULTS
+    # /ppf/X.faults.gz (runner.faults_adds): X's mapped files touched at the
+    # pages the real program faulted, not whole; X's replays only
+    [ -f "${tr%.gz}.faults.gz" ] && set -- "$@" --faults "${tr%.gz}.faults.gz"
     measured=
     case $name in cold-*|hot-*) measured=1 ;; esac
     $R build-tree $tr $DIR/t > /dev/null || { say "build-tree failed"; return 1; }
@@ -141,9 +139,11 @@ replay() {  # replay NAME TRACE [ppf-replay run options]
     say "run $name rc=$rc elapsed_ns=$el io_latency_ns=$io"
 }
 
-# The data ranges a run read, from its --events file, as "END_NS OFFSET LEN
-# PATH" in order (LEN 0: the whole file), with REPLAY_ARGS' modes applied: an
-# exec read as its head or not at all, a mapping not touched, read no bytes.
+# The data ranges a run used, from its --events file, as "END_NS OP OFFSET
+# LEN PATH" in order (LEN 0: the whole file), with REPLAY_ARGS' modes
+# applied: an exec read as its head or not at all, a mapping not touched,
+# used no bytes.  (A mapping touched at its faults, --faults, is listed
+# whole: the bound reads the faults file, the boot list the page cache.)
 exec_mode=map mmap_mode=map
 for a in ${REPLAY_ARGS:-}; do
     case $a in --exec=*) exec_mode=${a#--exec=} ;; --mmap=*) mmap_mode=${a#--mmap=} ;; esac
@@ -159,11 +159,15 @@ run_ranges() {
                 if (mm == "none") next
             } else if ($3 != "read") next
             if (len < 0) { off = 0; len = 0 }
-            print $7, off, len, $14 }' "$1"
+            print $7, $3, off, len, $14 }' "$1"
 }
 
-make_bootlist() {  # from the previous run's events: ranges in order of use
-    run_ranges /tmp/events.tsv | cut -d' ' -f2- > /tmp/bootlist.txt
+# The boot list: what the previous run (cold) brought into the page cache,
+# file by file in the order it first used them (oracle.c resident: mincore),
+# as a boot prefetcher records it.
+make_bootlist() {
+    run_ranges /tmp/events.tsv | cut -d' ' -f3- > /tmp/uses.txt
+    /ppf/oracle resident /tmp/uses.txt > /tmp/bootlist.txt
     say "bootlist: $(wc -l < /tmp/bootlist.txt) ranges"
 }
 
@@ -185,12 +189,14 @@ reads_of() {  # the per-read latencies of a run (for distributions), then drop t
     accesses_of $1
     rm -f /tmp/ev.tsv
 }
-accesses_of() {  # the files at the start and each data access (the report's bound)
-    { echo "# sizes"
+accesses_of() {  # the files at the start, each data access and the faults (the bound)
+    { echo "# root: $DIR/t"; echo "# sizes"
       $R build-tree --list $TRACE $DIR/t |
           awk '$1 == "file" { s = $2; sub(/^file +[0-9]+ /, ""); print s, $0 }'
-      echo "# accesses: end_ns offset len path"; run_ranges /tmp/ev.tsv; } |
-        gzip > $OUT/$1.accesses.gz
+      echo "# accesses: end_ns op offset len path"; run_ranges /tmp/ev.tsv
+      if [ -f "${TRACE%.gz}.faults.gz" ]; then
+          echo "# faults: ppf-replay --faults"; zcat "${TRACE%.gz}.faults.gz"
+      fi; } | gzip > $OUT/$1.accesses.gz
 }
 i=1
 while [ $i -le $RUNS ]; do

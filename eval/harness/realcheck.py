@@ -330,7 +330,7 @@ def boot(b: build.Built, w: Workload, profile: Profile, img: Path, img_mb: int,
             f"{b.helpers['nbcopy']}:/ppf/nbcopy", f"{w.trace}:/ppf/trace.gz",
             f"{out / 'eval.conf'}:/ppf/eval.conf", *profile.guest_adds(b.kdir),
             f"{sparse.sparse_image(img)}:/ppf/image.img",
-            *runner.faults_adds(w.trace))
+            *runner.faults_adds(w.trace, "/ppf/trace.gz"))
     req = BootRequest(kernel=b.kdir, initrd=b.initrd, command=GUEST_SCRIPT.read_text(),
                       adds=adds, append=profile.kernel_params(img_mb),
                       memory=w.memory(True), smp=1, icount_shift=runner.ICOUNT_SHIFT,

@@ -333,8 +333,6 @@ def eval_conf(exp: Experiment, c: Config, blktrace: bool) -> str:
             if exp.memory_limit_mb is not None else {}),
          **({"MEMORY_LIMIT_SCOPE": exp.memory_limit_scope}
             if exp.memory_limit_scope != "cgroup" else {}),
-         # the measured trace's mapped files as the real program faulted them
-         **({"FAULTS": "/ppf/trace.faults.gz"} if faults_of(trace_of(exp)) else {}),
          "REPLAY_ARGS": f"'{exp.replay_args}'"}
     return "".join(f"{k}={val}\n" for k, val in v.items())
 
@@ -395,18 +393,19 @@ def faults_of(trace: Path) -> Optional[Path]:
     return p if p.is_file() else None
 
 
-def faults_adds(trace: Path) -> List[str]:
-    """The guest's /ppf/trace.faults.gz (BootRequest adds), for the measured
-    trace /ppf/trace.gz only: run-experiment.sh passes it to that trace's
-    replays (FAULTS), not to other traces' (their pages are not these)."""
+def faults_adds(trace: Path, guest: str) -> List[str]:
+    """The faults file of @trace, at @guest's path with .gz -> .faults.gz
+    (BootRequest adds): run-experiment.sh passes /ppf/X.faults.gz to the
+    replays of /ppf/X.gz, and only to them (another trace's pages differ)."""
     f = faults_of(trace)
-    return [f"{f}:/ppf/trace.faults.gz"] if f else []
+    return [f"{f}:{guest[:-len('.gz')]}.faults.gz"] if f else []
 
 
 def trace_files(exp: Experiment) -> List[str]:
     """The traces the guest gets (BootRequest adds, HOST:GUEST)."""
-    out = [f"{trace_of(exp)}:/ppf/trace.gz", *faults_adds(trace_of(exp))]
-    out += [f"{t}:{g}" for t, g in warmup_guest_paths(exp)]
+    out = [f"{trace_of(exp)}:/ppf/trace.gz", *faults_adds(trace_of(exp), "/ppf/trace.gz")]
+    for t, g in warmup_guest_paths(exp):
+        out += [f"{t}:{g}", *faults_adds(t, g)]
     inter = extra_trace(exp, "interlude_trace")
     if inter is not None:
         out.append(f"{inter}:/ppf/interlude_trace.gz")

@@ -239,18 +239,19 @@ class TestFaults(unittest.TestCase):
         self.assertEqual(runner.faults_path(Path("/x/a.trace")), Path("/x/a.faults.gz"))
         andrew = TOP / "eval" / "workloads" / "andrew" / "andrew.trace.gz"
         self.assertIsNone(runner.faults_of(andrew))
-        self.assertEqual(runner.faults_adds(andrew), [])
-        if runner.faults_of(py):
-            self.assertEqual(runner.faults_adds(py),
-                             [f"{runner.faults_path(py)}:/ppf/trace.faults.gz"])
-            exp = runner.load_experiment("pystart-hdd2001")
-            self.assertIn(f"{runner.faults_path(py)}:/ppf/trace.faults.gz",
-                          runner.trace_files(exp))
-            self.assertIn("FAULTS=/ppf/trace.faults.gz\n",
-                          runner.eval_conf(exp, exp.configs[0], False))
-            # warm-ups replay pystart-1 and -2: their guest paths, no faults for them
-            self.assertEqual(sum(a.endswith(":/ppf/trace.faults.gz")
-                                 for a in runner.trace_files(exp)), 1)
+        self.assertEqual(runner.faults_adds(andrew, "/ppf/trace.gz"), [])
+        self.assertIsNotNone(runner.faults_of(py))
+        self.assertEqual(runner.faults_adds(py, "/ppf/trace.gz"),
+                         [f"{runner.faults_path(py)}:/ppf/trace.faults.gz"])
+        # the measured trace and each warm-up's (pystart-1 and -2: the same
+        # program, the same 72 mapped files) get their own, beside them
+        exp = runner.load_experiment("pystart-hdd2001")
+        adds = runner.trace_files(exp)
+        self.assertIn(f"{runner.faults_path(py)}:/ppf/trace.faults.gz", adds)
+        for t, g in runner.warmup_guest_paths(exp):
+            self.assertIn(f"{runner.faults_path(t)}:{g[:-3]}.faults.gz", adds)
+        self.assertEqual(sum(a.endswith(".faults.gz") for a in adds),
+                         1 + len(runner.warmup_guest_paths(exp)))
 
 
 class TestSamples(unittest.TestCase):
