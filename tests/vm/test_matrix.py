@@ -1,0 +1,50 @@
+"""eval/harness/matrix.py: docs/results.md's matrix is generated from
+eval/results/summary.json, and says what the summaries say."""
+
+from __future__ import annotations
+
+import sys
+import unittest
+from pathlib import Path
+from typing import Any, Dict, List
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from eval.harness import matrix  # noqa: E402
+
+
+def row(exp: str, config: str, elapsed: float, gap: float, **more: Any) -> Dict[str, Any]:
+    return {"experiment": exp, "config": config, "elapsed_s": elapsed,
+            "gap_elapsed_pct": gap, "icount_shift": 0, **more}
+
+
+class MatrixTest(unittest.TestCase):
+    def test_the_page_is_current(self) -> None:
+        # what `matrix --write` would put there is what is there
+        page = matrix.RESULTS_PAGE.read_text()
+        want = matrix.spliced(page, matrix.table(matrix.load_rows()))
+        self.assertEqual(page, want, "docs/results.md's matrix is stale: run "
+                         "python3 -m eval.harness matrix --write")
+
+    def test_a_cell(self) -> None:
+        rows: List[Dict[str, Any]] = [
+            row("glimpse-hdd2001", "none", 65.7, 0.0),
+            row("glimpse-hdd2001", "hot", 3.5, 100.0),
+            row("glimpse-hdd2001", "oracle", 15.5, 80.8),
+            row("glimpse-hdd2001", "epcm-64-51", 33.2, 52.3, of_oracle_pct=64.7),
+            row("glimpse-lowmem-hdd2001", "none", 1.0, 0.0),   # not a cell
+            row("ablation-glimpse-hdd2001", "none", 1.0, 0.0)]  # not a cell
+        lines = matrix.table(rows).splitlines()
+        self.assertEqual(len(lines), 3)
+        self.assertEqual(lines[2], "| glimpse | hdd-2001 | 65.700 | 3.500 | - | 80.8 % | - | "
+                                   "- | - | 52.3 % | 64.7 % | 1 ns/instr |")
+
+    def test_markers_are_required(self) -> None:
+        with self.assertRaises(ValueError):
+            matrix.spliced("no markers here", "| t |")
+        page = f"a\n{matrix.BEGIN}\nold\n{matrix.END}\nb\n"
+        self.assertEqual(matrix.spliced(page, "new"), f"a\n{matrix.BEGIN}\nnew\n{matrix.END}\nb\n")
+
+
+if __name__ == "__main__":
+    unittest.main()
