@@ -23,11 +23,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "range_list.h"
 #include "start_mark.h"
 
 int main(int argc, char **argv)
 {
 	const char *start = NULL, *list;
+	char *path;
 	char line[8192], last[4096] = "";
 	long long off, len;
 	unsigned long ranges = 0, files = 0, errors = 0;
@@ -52,14 +54,7 @@ int main(int argc, char **argv)
 	if (start && wait_for_start("bootlist", start))
 		return 1;
 	t0 = now_ns();
-	while (fgets(line, sizeof(line), f)) {
-		int n = 0;
-		char *path;
-
-		line[strcspn(line, "\n")] = 0;
-		if (sscanf(line, "%lld %lld %n", &off, &len, &n) < 2 || !n)
-			continue;
-		path = line + n;
+	while ((path = range_next(f, line, sizeof(line), &off, &len))) {
 		if (strcmp(path, last)) {
 			if (fd >= 0)
 				close(fd);

@@ -58,6 +58,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "range_list.h"
 #include "start_mark.h"
 
 #define PAGE 4096ull
@@ -342,7 +343,7 @@ static uint64_t bytes(const struct vec *a)
 /* Read LIST: map every range (whole file for LEN 0) and its metadata. */
 static int plan(const char *list, const char *root, struct vec *data, struct vec *meta)
 {
-	char line[8192], last[4096] = "";
+	char line[8192], last[4096] = "", *path;
 	long long off, len;
 	int fd = -1, file = -1;
 	FILE *f = fopen(list, "r");
@@ -352,15 +353,9 @@ static int plan(const char *list, const char *root, struct vec *data, struct vec
 		perror(list);
 		return -1;
 	}
-	while (fgets(line, sizeof(line), f)) {
+	while ((path = range_next(f, line, sizeof(line), &off, &len))) {
 		uint64_t lo, hi;
-		char *path;
-		int n = 0;
 
-		line[strcspn(line, "\n")] = 0;
-		if (sscanf(line, "%lld %lld %n", &off, &len, &n) < 2 || !n)
-			continue;
-		path = line + n;
 		if (strcmp(path, last)) {
 			if (fd >= 0)
 				close(fd);
@@ -501,7 +496,7 @@ static int run_plan(const char *start, const char *dev, const char *path, int id
  */
 static int resident(const char *list)
 {
-	char line[8192];
+	char line[8192], *path;
 	long long off, len;
 	FILE *f = fopen(list, "r");
 
@@ -509,18 +504,13 @@ static int resident(const char *list)
 		perror(list);
 		return 1;
 	}
-	while (fgets(line, sizeof(line), f)) {
+	while ((path = range_next(f, line, sizeof(line), &off, &len))) {
 		unsigned char *vec;
 		struct stat st;
 		size_t pages, i, run, known;
 		void *map;
-		char *path;
-		int n = 0, fd, fresh;
+		int fd, fresh;
 
-		line[strcspn(line, "\n")] = 0;
-		if (sscanf(line, "%lld %lld %n", &off, &len, &n) < 2 || !n)
-			continue;
-		path = line + n;
 		known = files.n;
 		if ((size_t)file_index(path) != known)
 			continue;	/* named before: listed at its first use */

@@ -64,8 +64,9 @@ class Built:
         d.mkdir(parents=True, exist_ok=True)
         for name in ("bootlist", "oracle", "nbcopy"):
             src = GUEST / f"{name}.c"
-            # named by the digest of the source and of the header it may include
-            digest = sha(src) if name == "nbcopy" else sha(src, GUEST / "start_mark.h")
+            # named by the digest of the source and of the headers it may include
+            digest = (sha(src) if name == "nbcopy" else
+                      sha(src, GUEST / "start_mark.h", GUEST / "range_list.h"))
             dst = d / f"{name}-{digest}"
             if not dst.exists():
                 tmp = d / f".{dst.name}.{os.getpid()}"

@@ -170,14 +170,19 @@ INODES = """12 /mnt/w/t
 """
 
 
+def traced_run(out: Path) -> Path:
+    """A real run's traced results in out, from the captured samples."""
+    (out / "dev").write_text("251:0\n")
+    (out / "real.inodes").write_text(INODES)
+    with gzip.open(out / "real.pages.gz", "wt") as f:
+        f.write(PAGES)
+    return out
+
+
 class TestPages(unittest.TestCase):
     def test_traced_pages(self) -> None:
         with tempfile.TemporaryDirectory() as d:
-            out = Path(d)
-            (out / "dev").write_text("251:0\n")
-            (out / "real.inodes").write_text(INODES)
-            with gzip.open(out / "real.pages.gz", "wt") as f:
-                f.write(PAGES)
+            out = traced_run(Path(d))
             got = realcheck.traced_pages(out, "real", "/var/tmp/ppf-work/pystart/scratch")
         self.assertEqual(got, {
             "/usr/lib/x86_64-linux-gnu/libgfortran.so.5.0.0":
@@ -210,11 +215,7 @@ class TestFaults(unittest.TestCase):
     def test_fault_pages_and_file(self) -> None:
         lib = "/usr/lib/x86_64-linux-gnu/libgfortran.so.5.0.0"
         with tempfile.TemporaryDirectory() as d:
-            out = Path(d)
-            (out / "dev").write_text("251:0\n")
-            (out / "real.inodes").write_text(INODES)
-            with gzip.open(out / "real.pages.gz", "wt") as f:
-                f.write(PAGES)
+            out = traced_run(Path(d))
             # mapped in the trace: its faults, 713 once (its fault retried)
             got = realcheck.fault_pages(out, "real", "/r", {lib: ("mmap+read", 2918064)})
             self.assertEqual(got, {lib: [713, 22]})
