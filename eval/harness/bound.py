@@ -23,7 +23,8 @@ start (ppf-replay build-tree --list), "# accesses: ..." then "END_NS OP
 OFFSET LEN PATH" per read, mmap and exec as the replay did them (LEN <= 0:
 the whole file from OFFSET), and optionally "# faults: ..." then the
 faults file (docs/replay.md, its paths as the trace names them: absolute
-ones under DIR/_abs, relative ones under DIR).
+ones under DIR/_abs, relative ones under DIR).  Files of the bench before
+the faults have no root, no OP and no faults section.
 """
 
 from __future__ import annotations
@@ -62,7 +63,7 @@ class Accesses:
 def read_accesses(p: Path) -> Accesses:
     """An accesses.gz (ValueError naming the line that is not one)."""
     a = Accesses()
-    part, root, cur = "", "", ""
+    part, root, cur, with_op = "", "", "", True
     with gzip.open(p, "rt") as f:
         for n, line in enumerate(f, 1):
             line = line.rstrip("\n")
@@ -71,14 +72,19 @@ def read_accesses(p: Path) -> Accesses:
                 part = head
                 if part == "root":
                     root = rest.strip()
+                if part == "accesses":  # the bench before the op: "end_ns offset len path"
+                    with_op = rest.split()[:2] == ["end_ns", "op"]
                 continue
             try:
                 if part == "sizes":
                     size, path = line.split(" ", 1)
                     a.sizes[path] = int(size)
-                elif part == "accesses":
+                elif part == "accesses" and with_op:
                     end, op, off, ln, path = line.split(" ", 4)
                     a.acc.append((int(end), op, int(off), int(ln), path))
+                elif part == "accesses":
+                    end, off, ln, path = line.split(" ", 3)
+                    a.acc.append((int(end), "", int(off), int(ln), path))
                 elif part == "faults":
                     if line.startswith("file "):
                         name = line[5:]

@@ -78,6 +78,16 @@ class BoundTest(unittest.TestCase):
                 bound.read_accesses(p)
             self.assertIn(f"{p}:6", str(cm.exception))
 
+    def test_a_file_of_the_bench_before_the_faults(self) -> None:
+        with tempfile.TemporaryDirectory() as d:
+            p = Path(d) / "hot-1.accesses.gz"
+            with gzip.open(p, "wt") as f:
+                f.write("# sizes\n9000 /mnt/w/t/x\n# accesses: end_ns offset len path\n"
+                        "5 0 0 /mnt/w/t/x\n")
+            a = bound.read_accesses(p)
+        self.assertEqual(a.acc, [(5, "", 0, 0, "/mnt/w/t/x")])
+        self.assertEqual(bound.bound_s(0.0, a, 1e9)[1], 3 * 4096)
+
     def test_a_file_as_the_guest_writes_it(self) -> None:
         with tempfile.TemporaryDirectory() as d:
             p = Path(d) / "hot-1.accesses.gz"
