@@ -356,6 +356,14 @@ class ReportRefused(SystemExit):
         super().__init__(f"report {name}: {why}; nothing written")
 
 
+def collected_in(name: str) -> Path:
+    """Where experiment @name's results are collected (run --trace's apart)."""
+    try:
+        return results_dir(load_experiment(name))
+    except SystemExit:  # no such experiment (any more): where it would be
+        return RESULTS / name
+
+
 def check_not_less(s: Dict[str, Any], old_path: Path) -> None:
     """Refuse a summary with no measured configuration, or one that lacks a
     configuration (or measured runs of one) the summary at old_path has:
@@ -363,7 +371,7 @@ def check_not_less(s: Dict[str, Any], old_path: Path) -> None:
     have, and the committed summary and figures are the record."""
     name = s["experiment"]
     if not any(not r.get("carried") for r in s["rows"] if r.get("cache") != "bound"):
-        raise ReportRefused(name, f"no results collected in {RESULTS / name} "
+        raise ReportRefused(name, f"no results collected in {collected_in(name)} "
                             f"(run: python3 -m eval.harness run {name})")
     if not old_path.exists():
         return
@@ -382,7 +390,7 @@ def check_not_less(s: Dict[str, Any], old_path: Path) -> None:
             if r.get("cache") != "bound" and have.get(r["config"], 0) < r.get("runs", 0)]
     if lost:
         raise ReportRefused(name, f"{old_path} has results this one lacks: "
-                            f"{', '.join(lost)} (collected in {RESULTS / name})")
+                            f"{', '.join(lost)} (collected in {collected_in(name)})")
 
 
 def report(name: str, figures: bool = True, commit: bool = False) -> Dict[str, Any]:
