@@ -72,7 +72,7 @@ NO_HARM_PCT = 1.0
 # rule for the lookahead, which went deep on any device, measured 5.0 % at
 # 4 ns an instruction and was replaced.
 GAP_FLOOR_PCT = 5.0
-# The oracle: 53.1 % of the gap (2.855 s, sweeping what the last warm-up
+# The oracle: 52.5 % of the gap (2.863 s, sweeping what the last warm-up
 # brought into the page cache: 2.9 MB; 56.8 % from the ranges the reads
 # asked for, 1.9 MB).  Started during the replay's cache drop, as the boot
 # list was before ppf-replay's --drop-mark, it lost what it read and
