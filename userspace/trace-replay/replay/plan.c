@@ -6,6 +6,7 @@
  * Definitions: docs/replay.md.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -410,19 +411,26 @@ struct faults_reader {
 	unsigned long *named_on; /* per file: the line naming it, 0 if none */
 };
 
-static int faults_error(struct faults_reader *fr, const char *fmt, const char *arg)
+/* "ppf-replay: FILE:LINE: what (--faults; ...)" on stderr; returns -1. */
+static int __attribute__((format(printf, 3, 4)))
+faults_error_at(struct faults_reader *fr, unsigned long line, const char *fmt, ...)
 {
-	fprintf(stderr, "ppf-replay: %s:%lu: ", fr->path, fr->line);
-	fprintf(stderr, fmt, arg);
+	va_list ap;
+
+	fprintf(stderr, "ppf-replay: %s:%lu: ", fr->path, line);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
 	fprintf(stderr, " (--faults; format: ppf-replay(1), docs/replay.md)\n");
 	return -1;
 }
+
+#define faults_error(fr, ...) faults_error_at(fr, (fr)->line, __VA_ARGS__)
 
 /* Close the current file's list: each page once. */
 static int faults_end_file(struct replay_state *r, struct faults_reader *fr)
 {
 	uint64_t first, n, *copy;
-	char msg[64];
 
 	if (fr->cur < 0)
 		return 0;
@@ -435,13 +443,12 @@ static int faults_end_file(struct replay_state *r, struct faults_reader *fr)
 	qsort(copy, n, sizeof(*copy), cmp_u64);
 	for (uint64_t i = 1; i < n; i++)
 		if (copy[i] == copy[i - 1]) {
-			snprintf(msg, sizeof(msg), "%llu", (unsigned long long)copy[i]);
+			unsigned long long page = copy[i];
+
 			free(copy);
-			fprintf(stderr, "ppf-replay: %s:%lu: page %s listed twice for %s "
-					"(--faults; format: ppf-replay(1), docs/replay.md)\n",
-				fr->path, fr->named_on[fr->cur], msg,
-				faults_trace->files[fr->cur].path);
-			return -1;
+			return faults_error_at(fr, fr->named_on[fr->cur],
+					       "page %llu listed twice for %s", page,
+					       faults_trace->files[fr->cur].path);
 		}
 	free(copy);
 	return 0;
@@ -455,20 +462,14 @@ static int faults_file_line(struct replay_state *r, struct faults_reader *fr, co
 	if (faults_end_file(r, fr))
 		return -1;
 	if (!*path)
-		return faults_error(fr, "%s'file' without a PATH", "");
+		return faults_error(fr, "'file' without a PATH");
 	hit = r->nfiles ? bsearch(path, fr->byname, r->nfiles, sizeof(uint32_t), faults_key_cmp)
 			: NULL;
 	if (!hit)
 		return faults_error(fr, "%s: not a file of the trace's file table", path);
-	if (fr->named_on[*hit]) {
-		char msg[32];
-
-		snprintf(msg, sizeof(msg), "%lu", fr->named_on[*hit]);
-		fprintf(stderr, "ppf-replay: %s:%lu: %s named again (first on line %s) "
-				"(--faults; format: ppf-replay(1), docs/replay.md)\n",
-			fr->path, fr->line, path, msg);
-		return -1;
-	}
+	if (fr->named_on[*hit])
+		return faults_error(fr, "%s named again (first on line %lu)", path,
+				    fr->named_on[*hit]);
 	fr->named_on[*hit] = fr->line;
 	fr->cur = *hit;
 	r->fault_first[*hit] = r->faults_pages;
@@ -481,7 +482,7 @@ static int faults_file_line(struct replay_state *r, struct faults_reader *fr, co
 static int faults_pages_line(struct replay_state *r, struct faults_reader *fr, char *s)
 {
 	if (fr->cur < 0)
-		return faults_error(fr, "%spage indexes before any 'file PATH' line", "");
+		return faults_error(fr, "page indexes before any 'file PATH' line");
 	for (char *tok = strtok(s, " \t"); tok; tok = strtok(NULL, " \t")) {
 		uint64_t v = 0;
 
@@ -503,7 +504,7 @@ static int faults_pages_line(struct replay_state *r, struct faults_reader *fr, c
 			r->fault_page = p;
 		}
 		if (r->fault_count[fr->cur] == UINT32_MAX)
-			return faults_error(fr, "%smore than 2^32-1 pages for one file", "");
+			return faults_error(fr, "more than 2^32-1 pages for one file");
 		r->fault_page[r->faults_pages++] = v;
 		r->fault_count[fr->cur]++;
 	}
@@ -519,13 +520,13 @@ static int faults_read(struct replay_state *r, struct faults_reader *fr)
 
 		fr->line++;
 		if (n == sizeof(fr->buf) - 1 && fr->buf[n - 1] != '\n')
-			return faults_error(fr, "line longer than %s bytes", "8191");
+			return faults_error(fr, "line longer than %d bytes", FAULTS_LINE - 1);
 		if (n && fr->buf[n - 1] == '\n')
 			fr->buf[--n] = 0;
 		if (n && fr->buf[n - 1] == '\r')
 			fr->buf[--n] = 0;
 		if (memchr(fr->buf, 0, n))
-			return faults_error(fr, "%sa NUL byte: not a text file", "");
+			return faults_error(fr, "a NUL byte: not a text file");
 		if (!have_magic) {
 			if (strcmp(fr->buf, FAULTS_MAGIC))
 				return faults_error(fr, "not a faults file (its first line must be "
