@@ -17,6 +17,14 @@ from eval.harness.profiles import PROFILES  # noqa: E402
 MB = 1_000_000
 
 
+def accesses_file(d: str, text: str) -> Path:
+    """An accesses.gz in d holding text, as run-experiment.sh writes one."""
+    p = Path(d) / "hot-1.accesses.gz"
+    with gzip.open(p, "wt") as f:
+        f.write(text)
+    return p
+
+
 def acc(sizes: Dict[str, int], rows: List[bound.Access],
         faults: Optional[Dict[str, List[int]]] = None) -> bound.Accesses:
     return bound.Accesses(sizes, rows, faults or {})
@@ -70,34 +78,29 @@ class BoundTest(unittest.TestCase):
 
     def test_a_malformed_file_is_named(self) -> None:
         with tempfile.TemporaryDirectory() as d:
-            p = Path(d) / "hot-1.accesses.gz"
-            with gzip.open(p, "wt") as f:
-                f.write("# root: /t\n# sizes\n12 /t/x\n# accesses: end_ns op offset len path\n"
-                        "5 read 0 4096 /t/x\nfive read 0 4096 /t/y\n")
+            p = accesses_file(d, "# root: /t\n# sizes\n12 /t/x\n"
+                                 "# accesses: end_ns op offset len path\n"
+                                 "5 read 0 4096 /t/x\nfive read 0 4096 /t/y\n")
             with self.assertRaises(ValueError) as cm:
                 bound.read_accesses(p)
             self.assertIn(f"{p}:6", str(cm.exception))
 
     def test_a_file_of_the_bench_before_the_faults(self) -> None:
         with tempfile.TemporaryDirectory() as d:
-            p = Path(d) / "hot-1.accesses.gz"
-            with gzip.open(p, "wt") as f:
-                f.write("# sizes\n9000 /mnt/w/t/x\n# accesses: end_ns offset len path\n"
-                        "5 0 0 /mnt/w/t/x\n")
-            a = bound.read_accesses(p)
+            a = bound.read_accesses(accesses_file(
+                d, "# sizes\n9000 /mnt/w/t/x\n# accesses: end_ns offset len path\n"
+                   "5 0 0 /mnt/w/t/x\n"))
         self.assertEqual(a.acc, [(5, "", 0, 0, "/mnt/w/t/x")])
         self.assertEqual(bound.bound_s(0.0, a, 1e9)[1], 3 * 4096)
 
     def test_a_file_as_the_guest_writes_it(self) -> None:
         with tempfile.TemporaryDirectory() as d:
-            p = Path(d) / "hot-1.accesses.gz"
-            with gzip.open(p, "wt") as f:
-                f.write("# root: /mnt/w/t\n# sizes\n9000 /mnt/w/t/_abs/usr/lib/l.so\n"
-                        "# accesses: end_ns op offset len path\n"
-                        "5 mmap 0 9000 /mnt/w/t/_abs/usr/lib/l.so\n"
-                        "# faults: ppf-replay --faults\nppf-faults 1\n# a comment\n"
-                        "file /usr/lib/l.so\n2 0\nfile plot.py\n0\n")
-            a = bound.read_accesses(p)
+            a = bound.read_accesses(accesses_file(
+                d, "# root: /mnt/w/t\n# sizes\n9000 /mnt/w/t/_abs/usr/lib/l.so\n"
+                   "# accesses: end_ns op offset len path\n"
+                   "5 mmap 0 9000 /mnt/w/t/_abs/usr/lib/l.so\n"
+                   "# faults: ppf-replay --faults\nppf-faults 1\n# a comment\n"
+                   "file /usr/lib/l.so\n2 0\nfile plot.py\n0\n"))
         self.assertEqual(a.faults, {"/mnt/w/t/_abs/usr/lib/l.so": [2, 0],
                                     "/mnt/w/t/plot.py": [0]})
         self.assertEqual(a.acc, [(5, "mmap", 0, 9000, "/mnt/w/t/_abs/usr/lib/l.so")])
