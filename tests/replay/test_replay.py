@@ -352,6 +352,21 @@ def test_fixed_spin_rate(tmp_path):
     assert d["calibration"]["iterations_per_us"] > 0
 
 
+def test_drop_mark(tmp_path):
+    """--drop-mark FILE appears when the timed part starts; a mark that cannot
+    be made stops the run with a message naming it, before any replayed call."""
+    t = gap_trace(tmp_path)
+    mark = tmp_path / "started"
+    run_json(t, tmp_path / "tree", tmp_path, "--spin-rate=1000", "--drop-mark", mark)
+    assert mark.is_file() and mark.stat().st_size == 0
+    bad = tmp_path / "no-such-dir" / "started"
+    res = replay("run", "--quiet", "--spin-rate=1000", "--json", tmp_path / "bad.json",
+                 "--drop-mark", bad, t, tmp_path / "tree", check=False)
+    assert res.returncode == 1
+    assert "--drop-mark %s" % bad in res.stderr
+    assert not (tmp_path / "bad.json").exists()
+
+
 def test_redirected_fd_version3_is_a_dup(tmp_path):
     """The same shell redirection recorded by a version 3 recorder: the dup2 is
     an event, replayed as a real dup; nothing is opened on demand."""
