@@ -29,7 +29,8 @@ def _mean(xs: List[float]) -> Optional[float]:
 RUN_COUNTERS = ("events_open", "events_exec", "events_read", "predictions",
                 "predictions_repeated", "decodes", "prefetch_issued", "pages_requested",
                 "prefetch_useful", "prefetch_wasted", "worker_ns", "worker_model_ns",
-                "worker_readahead_ns", "worker_decode_ns", "worker_cpu_ns")
+                "worker_readahead_ns", "worker_decode_ns", "worker_lookup_ns", "lookups",
+                "worker_cpu_ns")
 
 
 def _counters(p: Path) -> Dict[str, int]:

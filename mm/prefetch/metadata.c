@@ -142,6 +142,7 @@ void ppf_prefetch_dentry(struct super_block *sb, struct ppf_file *f,
 	}
 	dput(dir);
 	ppf_stat_inc(lookups);
+	ppf_stat_add(worker_lookup_ns, ktime_get_ns() - start);
 	trace_ppf_lookup(ppf_sb_dev(f->sb), f->ino, f->name->name, found,
 			 ktime_get_ns() - start);
 }

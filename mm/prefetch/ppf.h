@@ -194,6 +194,8 @@ extern struct mutex ppf_config_mutex;
  *	submitting their I/O (the plug's flush)
  * @worker_decode_ns: of @worker_ns, time decoding file handles (reading
  *	a cold file's inode included)
+ * @worker_lookup_ns: of @worker_ns, time looking predicted files up in
+ *	their directories (metadata.c), reading directory blocks included
  * @pace_timer_runs: times the pacing timer woke the worker
  * @pace_timer_ns: of @worker_ns, time spent in those wake-ups
  * @lowmem_batches: batches of events the worker took late, memory being
@@ -234,6 +236,7 @@ struct ppf_stats {
 	u64 worker_model_ns;
 	u64 worker_readahead_ns;
 	u64 worker_decode_ns;
+	u64 worker_lookup_ns;
 	u64 pace_timer_runs;
 	u64 pace_timer_ns;
 	u64 lowmem_batches;

@@ -84,6 +84,7 @@ static int ppf_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "worker_model_ns %llu\n", s.worker_model_ns);
 	seq_printf(m, "worker_readahead_ns %llu\n", s.worker_readahead_ns);
 	seq_printf(m, "worker_decode_ns %llu\n", s.worker_decode_ns);
+	seq_printf(m, "worker_lookup_ns %llu\n", s.worker_lookup_ns);
 	seq_printf(m, "worker_cpu_ns %llu\n",
 		   ppf_engine_worker_cpu_ns() - ppf_worker_cpu_base);
 	seq_printf(m, "pace_timer_runs %llu\n", s.pace_timer_runs);
