@@ -116,7 +116,7 @@ test: deps-test $(BUILD)/test_models $(BUILD)/test_invariants $(BUILD)/test_stat
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) BUILD=$(BUILD) scripts/run-tests.sh
 
 test-repeat: deps-test
-	python3 tests/kernel/run_tests.py --repeat $(N) $(addprefix --only ,$(REPEAT_TESTS))
+	python3 -m tests.kernel.run_tests --repeat $(N) $(addprefix --only ,$(REPEAT_TESTS))
 
 fuzz-long: deps-test $(BUILD)/fuzz_model $(BUILD)/fuzz_state
 	$(MAKE) -s -C userspace/trace-replay fuzz_trace_parse

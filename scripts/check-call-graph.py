@@ -9,8 +9,10 @@ changed or tested without the others; the layers (hooks, engine, models)
 are only layers if none exists.  Every circle is named with the symbol of
 each of its edges, and the check fails.
 
-    scripts/check-call-graph.py              build the module against the
+    python3 -m scripts.check-call-graph      build the module against the
                                              test kernel (cached), check it
+                                             (from the top of the tree: the
+                                             build is eval/vm/'s)
     scripts/check-call-graph.py --objects D  check a module built in D
                                              (`make M=D modules`)
 
@@ -150,7 +152,9 @@ def describe(graph: Graph, cycle: List[str]) -> str:
 def build_module() -> Path:
     """The module built against the base test kernel, as the kernel tests
     build it (eval/vm/kernel.py: cached, W=1 clean); its directory."""
-    sys.path.insert(0, str(TOP))  # a client of eval/vm/, as tests/kernel is
+    if not __package__:  # run as a file: eval/ is not importable from here
+        sys.exit("check-call-graph: to build the module, run python3 -m "
+                 "scripts.check-call-graph from the top of the tree (or give --objects D)")
     from eval.vm import config, kernel  # pylint: disable=import-outside-toplevel
     kdir = kernel.build_kernel(config.BASE)
     return kernel.build_module(kdir, kernel.CACHE).parent

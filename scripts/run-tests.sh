@@ -6,6 +6,8 @@
 # A suite that dies without a closing line, or exits non-zero with no
 # failure counted, counts as one failure.  Skips are counted, never passes.
 set -uo pipefail
+# From the top of the tree: the Python entry points run as modules
+# (python3 -m tests.kernel.run_tests), importing eval/ from here.
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
 FUZZ_SECONDS=${FUZZ_SECONDS:-30}
@@ -83,14 +85,14 @@ suite trace make -s -C tests/trace test
 suite replay make -s -C tests/replay test
 suite sim scripts/run-pytest.py tests/sim
 suite python-checks python_checks
-suite kernel python3 tests/kernel/run_tests.py
+suite kernel python3 -m tests.kernel.run_tests
 suite kernel-style scripts/kernel-style.sh
-suite call-graph python3 scripts/check-call-graph.py
-suite package python3 tests/package/test_deb.py
+suite call-graph python3 -m scripts.check-call-graph
+suite package python3 -m tests.package.test_deb
 suite series python3 tests/series/test_series.py
 # The short evaluation's results go to a directory of this run's own.
 eval_results=$(mktemp -d /tmp/ppf-selftest.XXXXXX)
-suite eval env PPF_RESULTS="$eval_results" python3 eval/harness/selftest.py
+suite eval env PPF_RESULTS="$eval_results" python3 -m eval.harness.selftest
 suite devices scripts/run-pytest.py -s tests/devices
 suite fuzz-model fuzz "$BUILD/fuzz_model" tests/fuzz/corpus-model
 suite fuzz-trace fuzz userspace/trace-replay/fuzz_trace_parse tests/trace/corpus

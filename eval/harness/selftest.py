@@ -27,7 +27,7 @@ in the initramfs, so the boots are bit-identical.  It checks that
     its hand-offs) stays small beside what it measures.
 The last line is "N passed, N failed".
 
-    python3 -m eval.harness selftest [-j N]   (or python3 eval/harness/selftest.py [-j N])
+    python3 -m eval.harness selftest [-j N]   (or python3 -m eval.harness.selftest [-j N])
 
 -j: VMs at a time (default 2; the boots take ~30 s of host time each).
 """
@@ -44,9 +44,8 @@ import time
 from pathlib import Path
 from typing import Any, Dict
 
-if __package__ in (None, ""):  # run as a script
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-    __package__ = "eval.harness"
+if not __package__:  # run as a file: eval/ is not importable from here
+    sys.exit("usage: python3 -m eval.harness selftest [-j N], from the top of the tree")
 
 from eval.harness import build, report, runner  # noqa: E402
 from eval.vm import kernel  # noqa: E402

@@ -36,9 +36,9 @@ import time
 from pathlib import Path
 from typing import IO, Callable, Iterable, Iterator, List, Optional, Sequence, Tuple
 
-if __package__ in (None, ""):  # run as a script: eval/vm/run.py
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-    __package__ = "eval.vm"
+if not __package__:  # run as a file: its relative imports need the package
+    print("usage: python3 -m eval.vm.run [OPTIONS], from the top of the tree", file=sys.stderr)
+    sys.exit(103)  # .parse.EXIT_HARNESS: a harness error (bad arguments)
 
 from .config import DEFAULT_ICOUNT_SHIFT, DEFAULT_NONCE, NULL_BLK_TIMED, BootRequest  # noqa: E402
 from .parse import EXIT_HARNESS, Result, classify, scan_line  # noqa: E402

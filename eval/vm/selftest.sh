@@ -20,11 +20,12 @@ ok()  { pass=$((pass + 1)); echo "selftest: PASS $*"; }
 bad() { fail=$((fail + 1)); echo "selftest: FAIL $*"; }
 
 # run_vm NAME [run.py args...]: sets VM_RC, log in $WORK/NAME.log, json in NAME.json
+# (run.py as a module, from the top of the tree; every path here is absolute)
 run_vm() {
     local name=$1
     shift
-    python3 "$HERE/run.py" --kernel "$KDIR" --initrd "$WORK/initramfs.cpio" -q \
-        --log "$WORK/$name.log" --json "$WORK/$name.json" "$@"
+    (cd "$REPO" && python3 -m eval.vm.run --kernel "$KDIR" --initrd "$WORK/initramfs.cpio" -q \
+        --log "$WORK/$name.log" --json "$WORK/$name.json" "$@")
     VM_RC=$?
 }
 
@@ -34,7 +35,7 @@ json() { python3 -c "import json,sys; v=json.load(open(sys.argv[1]))[sys.argv[2]
 dd_ns() { sed -n 's/.*DD_NS=\([0-9]*\).*/\1/p' "$1" | head -n1; }
 
 # 0. host-side unit tests of run.py (marker/splat parsing, cpio overlay)
-if python3 "$REPO/tests/vm/test_run.py" >"$WORK/unit.log" 2>&1; then
+if (cd "$REPO" && python3 -m tests.vm.test_run) >"$WORK/unit.log" 2>&1; then
     ok "run.py unit tests ($(grep -o 'Ran [0-9]* tests' "$WORK/unit.log"))"
 else
     bad "run.py unit tests (see $WORK/unit.log)"

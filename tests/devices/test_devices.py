@@ -16,16 +16,13 @@ profiles") and fail only if a model stops doing what it is for.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Any, Dict
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-
-from eval.harness import build, calibrate  # noqa: E402
-from eval.harness.profiles import PROFILES  # noqa: E402
+from eval.harness import build, calibrate
+from eval.harness.profiles import PROFILES
 
 
 @pytest.fixture(scope="module")

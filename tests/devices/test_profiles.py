@@ -4,14 +4,9 @@ or scheduler."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-
-from eval.harness.profiles import PROFILES, Profile  # noqa: E402
+from eval.harness.profiles import PROFILES, Profile
 
 
 def test_simdisk_profile_loads_the_module_then_times_it() -> None:

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Kernel tests: build the test kernel and the module, boot each guest test.
 
-usage: tests/kernel/run_tests.py [--only NAME] [--repeat N] [--list] [-v]
+usage: python3 -m tests.kernel.run_tests [--only NAME] [--repeat N] [--list] [-v]
+       (from the top of the tree: the tests are a client of eval/vm/, the VM layer)
 
 Each test is a busybox shell script under tests/kernel/guest/ that runs as
 /init's command in the project's 6.12 test kernel under QEMU (eval/vm/, the
@@ -28,7 +29,8 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
 TOP = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(TOP))  # the tests are a client of eval/vm/, the VM layer
+if not __package__:  # run as a file: eval/ is not importable from here
+    sys.exit("usage: python3 -m tests.kernel.run_tests [ARGS], from the top of the tree")
 
 from eval.vm import debian, kernel, parse, run  # noqa: E402
 from eval.vm.config import BootRequest, KernelVariant, VARIANTS, null_blk_params  # noqa: E402

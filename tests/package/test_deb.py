@@ -15,6 +15,8 @@ error and no warning on the package, and its Depends must name the libc6
 version ppfctl needs.  The module is not loaded: the host's kernel is not
 one of them (the kernel tests load it, in QEMU).  Needs root.  Prints
 "ok"/"FAIL" lines and a closing "N passed, N failed".
+
+    python3 -m tests.package.test_deb       (from the top of the tree)
 """
 
 from __future__ import annotations
@@ -29,9 +31,10 @@ from pathlib import Path
 from typing import List, Sequence
 
 TOP = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(TOP))  # eval/vm/debian.py names Debian's kernels
+if not __package__:  # run as a file: eval/ is not importable from here
+    sys.exit("usage: python3 -m tests.package.test_deb, from the top of the tree")
 
-from eval.vm import debian  # noqa: E402
+from eval.vm import debian  # noqa: E402  (debian.py names Debian's kernels)
 
 PACKAGE = "predictive-prefetch-dkms"
 DKMS_NAME = "predictive-prefetch"

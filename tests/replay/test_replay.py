@@ -4,16 +4,13 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import time
 
 import pytest
 
-from conftest import (ANDREW, CHECK, PPF_TRACE, REPLAY, TOOLS, fs_type, is_root, replay,
-                      run_json, write_trace)
-
-sys.path.insert(0, TOOLS)
-from ppftrace import fmt, think  # noqa: E402
+from conftest import (ANDREW, CHECK, PPF_TRACE, REPLAY, fs_type, is_root, replay, run_json,
+                      write_trace)
+from ppftrace import fmt, think
 
 OPS = {"open": "opens", "exec": "execs", "read": "reads", "write": "writes", "mmap": "mmaps",
        "close": "closes", "stat": "stats", "unlink": "unlinks", "rename": "renames",

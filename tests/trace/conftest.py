@@ -1,7 +1,6 @@
 """Shared paths for the trace tests."""
 import os
 import subprocess
-import sys
 
 import pytest
 
@@ -9,7 +8,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TOOLS = os.path.normpath(os.path.join(HERE, "..", "..", "userspace", "trace-replay"))
 PPF_TRACE = os.path.join(TOOLS, "ppf-trace")
 CHECK = os.path.join(TOOLS, "ppf-trace-check")
-sys.path.insert(0, TOOLS)
 
 
 @pytest.fixture(scope="session")

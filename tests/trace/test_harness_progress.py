@@ -4,13 +4,9 @@ from the VM's log as it grows; and the estimate of a multi-VM run's time
 left."""
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
-TOP = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(TOP))
-
-from eval.harness.runner import progress, time_left  # noqa: E402
+from eval.harness.runner import progress, time_left
 
 
 def test_progress_from_the_log(tmp_path: Path) -> None:

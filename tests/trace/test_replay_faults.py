@@ -17,7 +17,6 @@ import mmap
 import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any, Dict, List
 
@@ -226,7 +225,6 @@ def test_faults_file_missing_and_option_without_value(tmp_path: Path) -> None:
 
 def test_realcheck_writes_what_the_replay_reads(tmp_path: Path) -> None:
     """realcheck.write_faults' file is one ppf-replay reads (the same format)."""
-    sys.path.insert(0, str(TOP))
     from eval.harness import realcheck
     trace = write_trace(tmp_path / "t.trace")
     t = tree(tmp_path, trace)

@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Dict, List, Optional
 
 sys.dont_write_bytecode = True
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from eval.harness import bound  # noqa: E402
 from eval.harness.profiles import PROFILES  # noqa: E402
 

@@ -10,7 +10,6 @@ import unittest
 from pathlib import Path
 
 sys.dont_write_bytecode = True
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from eval.vm import run  # noqa: E402
 
 

@@ -15,7 +15,6 @@ from pathlib import Path
 from unittest import mock
 
 sys.dont_write_bytecode = True
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from eval import tracefmt  # noqa: E402
 from eval.harness import report, runner, synth  # noqa: E402
 from eval.harness.workloads import WORKLOADS  # noqa: E402

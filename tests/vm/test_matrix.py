@@ -5,11 +5,9 @@ from __future__ import annotations
 
 import sys
 import unittest
-from pathlib import Path
 from typing import Any, Dict, List
 
 sys.dont_write_bytecode = True
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from eval.harness import matrix  # noqa: E402
 
 

@@ -16,7 +16,6 @@ import unittest
 from pathlib import Path
 
 sys.dont_write_bytecode = True
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from eval.vm import parse  # noqa: E402
 from eval.vm.config import DEFAULT_NONCE  # noqa: E402
 

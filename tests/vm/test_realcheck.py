@@ -14,7 +14,6 @@ import unittest
 from pathlib import Path
 
 sys.dont_write_bytecode = True
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from eval.harness import __main__ as cli  # noqa: E402
 from eval.harness import realcheck  # noqa: E402
 from eval.harness.workloads import TOP  # noqa: E402

@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any, Dict, List
 
 sys.dont_write_bytecode = True
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from eval.harness import report  # noqa: E402
 
 

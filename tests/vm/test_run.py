@@ -2,7 +2,7 @@
 """Unit tests of the VM layer's host-side logic (no VM): eval/vm/run.py's
 console scanning and classification, its cpio overlay, its command lines.
 
-    python3 -m pytest tests/vm     (or python3 tests/vm/test_run.py)"""
+    python3 -m pytest tests/vm     (or python3 -m tests.vm.test_run)"""
 
 from __future__ import annotations
 
@@ -14,7 +14,6 @@ import unittest
 from pathlib import Path
 
 sys.dont_write_bytecode = True
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from eval.vm import config, parse, run  # noqa: E402
 
 NONCE = "abc123"

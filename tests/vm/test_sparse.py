@@ -14,7 +14,6 @@ from pathlib import Path
 
 sys.dont_write_bytecode = True
 TOP = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(TOP))
 from eval.harness import sparse  # noqa: E402
 
 MIB = 1 << 20

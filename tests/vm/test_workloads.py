@@ -15,7 +15,6 @@ from typing import Any, Dict, List, Tuple
 from unittest import mock
 
 sys.dont_write_bytecode = True
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from eval import tracefmt  # noqa: E402
 from eval.harness import __main__ as cli  # noqa: E402
 from eval.harness import adhoc, demo, report, runner, workloads  # noqa: E402
