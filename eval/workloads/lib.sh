@@ -1,6 +1,24 @@
 # lib.sh - shell functions shared by the workloads' record.sh and prepare.sh
 # (sourced, bash).  Each caller defines say() and die() with its own prefix.
 
+# ppf_recording NAME: the start every eval/workloads/NAME/record.sh shares,
+# called right after it sources this file.  Sets
+#   REPO       the top of the tree
+#   W          the recipe's work area, ${PPF_WORKDIR:-/var/tmp/ppf-work}/NAME
+#   SCRATCH    $W/scratch, the root andrew, mixed, pbuild and pystart run and
+#              record their workload in (glimpse and gnuld use other parts of W)
+#   PPF_TRACE  the recorder, ${PPF_TRACE:-$REPO/userspace/trace-replay/ppf-trace}
+# and runs the rest of the script in the plain C locale (LC_ALL=C; LANG and
+# LANGUAGE unset): no locale files in a trace, whatever the machine's locale.
+ppf_recording() {
+  REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+  W="${PPF_WORKDIR:-/var/tmp/ppf-work}/$1"
+  SCRATCH="$W/scratch"
+  PPF_TRACE="${PPF_TRACE:-$REPO/userspace/trace-replay/ppf-trace}"
+  export LC_ALL=C
+  unset LANG LANGUAGE
+}
+
 # ppf_ensure_packages PKG...: install the Debian packages that are missing
 # (as root; only what is missing, so a repeated recording costs a dpkg query).
 ppf_ensure_packages() {

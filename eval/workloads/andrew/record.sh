@@ -20,19 +20,11 @@
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-REPO="$(cd "$HERE/../../.." && pwd)"
-W="${PPF_WORKDIR:-/var/tmp/ppf-work}/andrew"
-SCRATCH="$W/scratch"
-PPF_TRACE="${PPF_TRACE:-$REPO/userspace/trace-replay/ppf-trace}"
-OUT="$HERE/andrew.trace.gz"
-
-# Plain C locale: no locale files in the trace (andrew.sh sets it too).
-export LC_ALL=C
-unset LANG LANGUAGE
-
 say() { printf 'andrew/record: %s\n' "$*" >&2; }
 die() { say "ERROR: $*"; exit 1; }
 . "$HERE/../lib.sh"
+ppf_recording andrew   # REPO W SCRATCH PPF_TRACE, the C locale (andrew.sh sets it too)
+OUT="$HERE/andrew.trace.gz"
 
 # --- 1. packages -----------------------------------------------------------
 PKGS=(gcc make binutils strace curl ca-certificates python3 tar gzip coreutils findutils)

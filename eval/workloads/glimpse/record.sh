@@ -9,6 +9,7 @@
 #
 # Environment:
 #   PPF_WORKDIR                    work area (default /var/tmp/ppf-work)
+#   PPF_TRACE                      recorder (default <repo>/userspace/trace-replay/ppf-trace)
 #   PPF_GLIMPSE_ALLOW_OTHER_TREE=1 go on even if the pinned linux-source-6.12 version is not
 #                                  available or the unpacked tree differs from the pinned one
 #                                  (the trace is then NOT comparable with the committed one)
@@ -19,13 +20,12 @@ say()  { printf 'glimpse/record.sh: %s\n' "$*" >&2; }
 die()  { say "ERROR: $*"; exit 1; }
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-REPO=$(cd "$HERE/../../.." && pwd)
-PPF_TRACE="$REPO/userspace/trace-replay/ppf-trace"
+. "$HERE/../lib.sh"
+ppf_recording glimpse  # REPO W PPF_TRACE, the C locale; W itself is the recorded root
 
-WORK="${PPF_WORKDIR:-/var/tmp/ppf-work}/glimpse"
-SRC="$WORK/src"
+SRC="$W/src"
 TREE="$SRC/linux-source-6.12/Documentation"
-INDEX="$WORK/index"
+INDEX="$W/index"
 OUT="${PPF_GLIMPSE_OUT:-$HERE/glimpse.trace.gz}"
 TARBALL=/usr/src/linux-source-6.12.tar.xz
 
@@ -125,7 +125,7 @@ trap 'rm -f "$tmp"' EXIT
 # Run from the work dir, in the C locale (so /usr/bin/env itself maps no locale files), with
 # the recorder's stdout and stderr going to a pipe: were they a regular file (record.sh > log),
 # the workload's writes to fds 1 and 2 would be recorded as writes to that file.
-(cd "$WORK" && LC_ALL=C python3 "$PPF_TRACE" record -o "$tmp" --root "$WORK" --name glimpse \
+(cd "$W" && LC_ALL=C python3 "$PPF_TRACE" record -o "$tmp" --root "$W" --name glimpse \
     --untraced-run -- "${CMD[@]}") 2>&1 | sed -u '/^Warning: ignoring very long word/d'
 [ -s "$tmp" ] || die "recorder wrote no trace"
 # Compress unless the recorder already wrote gzip.

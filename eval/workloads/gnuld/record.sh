@@ -10,51 +10,41 @@
 # /var/tmp/ppf-work/gnuld). The object build is cached: it is skipped when the
 # tree was already built with the same configuration (stamp file).
 # Output: eval/workloads/gnuld/gnuld.trace.gz
+# Environment: PPF_WORKDIR, PPF_TRACE (the recorder, default
+# <repo>/userspace/trace-replay/ppf-trace), JOBS (default 2), GNULD_MODE.
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-REPO="$(cd "$HERE/../../.." && pwd)"
-WORKDIR="${PPF_WORKDIR:-/var/tmp/ppf-work}/gnuld"
+log() { printf '[gnuld %s] %s\n' "$(date +%H:%M:%S)" "$*"; }
+die() { printf '[gnuld] ERROR: %s\n' "$*" >&2; exit 1; }
+say() { log "$*"; }    # lib.sh's messages, as this script's
+. "$HERE/../lib.sh"
+ppf_recording gnuld    # REPO W PPF_TRACE, the C locale
 SRC_TARBALL=/usr/src/linux-source-6.12.tar.xz
-KDIR="$WORKDIR/linux-source-6.12"
+KDIR="$W/linux-source-6.12"
 TRACE_OUT="$HERE/gnuld.trace.gz"
-PPF_TRACE="$REPO/userspace/trace-replay/ppf-trace"
 JOBS="${JOBS:-2}"
 BUILD_ONLY=0
 [[ "${1:-}" == "--build-only" ]] && BUILD_ONLY=1
 
 # Fixed build identity, so that the link is reproducible and the recipe is
-# identical between runs (used by both the build and link.sh).
+# identical between runs (used by both the build and link.sh; LC_ALL=C
+# comes with ppf_recording).
 export KBUILD_BUILD_USER=ppf KBUILD_BUILD_HOST=ppf
 export KBUILD_BUILD_TIMESTAMP="Thu Jan  1 00:00:00 UTC 2026"
 export KBUILD_BUILD_VERSION=1
-export LC_ALL=C
-
-log() { printf '[gnuld %s] %s\n' "$(date +%H:%M:%S)" "$*"; }
-die() { printf '[gnuld] ERROR: %s\n' "$*" >&2; exit 1; }
 
 # --- 1. packages ------------------------------------------------------------
 PKGS=(linux-source-6.12 build-essential bc bison flex libelf-dev libssl-dev
       strace xz-utils cpio kmod python3 gzip)
-missing=()
-for p in "${PKGS[@]}"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if ((${#missing[@]})); then
-    log "installing packages: ${missing[*]}"
-    [[ $(id -u) -eq 0 ]] || die "need root to apt-get install ${missing[*]}"
-    apt-get update
-    DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
-else
-    log "packages already installed"
-fi
+ppf_ensure_packages "${PKGS[@]}"
 [[ -f "$SRC_TARBALL" ]] || die "$SRC_TARBALL not found (linux-source-6.12 not installed?)"
 
 # --- 2. unpack --------------------------------------------------------------
-mkdir -p "$WORKDIR"
+mkdir -p "$W"
 if [[ ! -f "$KDIR/Makefile" ]]; then
-    log "unpacking $SRC_TARBALL into $WORKDIR (takes a minute)"
-    tar -C "$WORKDIR" -xf "$SRC_TARBALL"
+    log "unpacking $SRC_TARBALL into $W (takes a minute)"
+    tar -C "$W" -xf "$SRC_TARBALL"
 else
     log "source already unpacked in $KDIR"
 fi
@@ -70,7 +60,7 @@ configure() {
     scripts/config --disable MODULES
     make -s olddefconfig
 }
-STAMP="$WORKDIR/.built-config.sha256"
+STAMP="$W/.built-config.sha256"
 want_cfg=$( (cat arch/x86/configs/x86_64_defconfig; echo "MODULES=n";
              gcc --version | head -1; ld --version | head -1) | sha256sum | cut -d' ' -f1)
 # (vmlinux itself is no marker: link.sh deletes it; objects are never deleted)
@@ -81,11 +71,11 @@ else
     rm -f "$STAMP"
     configure
     # --- 4. build objects (once) -------------------------------------------
-    log "building vmlinux with make -j$JOBS (20-40 min on 2 cores); log in $WORKDIR/build.log"
+    log "building vmlinux with make -j$JOBS (20-40 min on 2 cores); log in $W/build.log"
     start=$(date +%s)
-    if ! make -j"$JOBS" vmlinux >"$WORKDIR/build.log" 2>&1; then
-        tail -30 "$WORKDIR/build.log" >&2
-        die "kernel build failed, see $WORKDIR/build.log"
+    if ! make -j"$JOBS" vmlinux >"$W/build.log" 2>&1; then
+        tail -30 "$W/build.log" >&2
+        die "kernel build failed, see $W/build.log"
     fi
     log "build done in $(( $(date +%s) - start )) s"
     echo "$want_cfg" >"$STAMP"
@@ -102,7 +92,7 @@ fi
 # output gives the archive order for gen-link-cmds.py. Link 3 runs the
 # generated script and must produce bit-identical vmlinux, vmlinux.o and
 # System.map.
-CHECK_LOG="$WORKDIR/link-check.log"
+CHECK_LOG="$W/link-check.log"
 "$HERE/link.sh" reset "$KDIR"
 log "check link 1/3: link.sh make (untraced, about 30 s)"
 "$HERE/link.sh" make "$KDIR" >"$CHECK_LOG" 2>&1 || {
@@ -120,8 +110,8 @@ make -s run-command KBUILD_RUN_COMMAND="env -0 > $KDIR/.ppf-gnuld-env"
 python3 "$HERE/gen-link-cmds.py" "$KDIR" "$CHECK_LOG" "$KDIR/.ppf-gnuld-env"
 log "check link 3/3: the generated script .ppf-gnuld-link-cmds.sh"
 "$HERE/link.sh" reset "$KDIR"
-sh .ppf-gnuld-link-cmds.sh >"$WORKDIR/link-direct-check.log" 2>&1 || {
-    tail -30 "$WORKDIR/link-direct-check.log" >&2; die "direct link failed"; }
+sh .ppf-gnuld-link-cmds.sh >"$W/link-direct-check.log" 2>&1 || {
+    tail -30 "$W/link-direct-check.log" >&2; die "direct link failed"; }
 [[ "$(sha256sum vmlinux vmlinux.o System.map)" == "$sums_make" ]] ||
     die "the direct link script does not reproduce make's vmlinux"
 log "direct script reproduces make's vmlinux, vmlinux.o, System.map bit for bit"
@@ -139,9 +129,9 @@ for _ in $(seq 1 120); do [[ -x "$PPF_TRACE" ]] && break; sleep 30; done
 log "recording the link steps ($MODE): untraced calibration run + traced run"
 sync
 "$PPF_TRACE" record -o "$TRACE_OUT" --root "$KDIR" --name gnuld --untraced-run \
-    -- "$HERE/link.sh" "$MODE" "$KDIR" >"$WORKDIR/record-$MODE.out" 2>&1 || {
-    tail -30 "$WORKDIR/record-$MODE.out" >&2; die "recording failed, see $WORKDIR/record-$MODE.out"; }
-grep '^ppf-trace' "$WORKDIR/record-$MODE.out" || true
+    -- "$HERE/link.sh" "$MODE" "$KDIR" >"$W/record-$MODE.out" 2>&1 || {
+    tail -30 "$W/record-$MODE.out" >&2; die "recording failed, see $W/record-$MODE.out"; }
+grep '^ppf-trace' "$W/record-$MODE.out" || true
 ls -l "$TRACE_OUT"
 "$PPF_TRACE" info "$TRACE_OUT"
 log "image: vmlinux $(stat -c %s "$KDIR/vmlinux") bytes; objects: $(ar t "$KDIR/vmlinux.a" | wc -l) in vmlinux.a, $(ar t "$KDIR/lib/lib.a" | wc -l) in lib/lib.a, $(ar t "$KDIR/arch/x86/lib/lib.a" | wc -l) in arch/x86/lib/lib.a"

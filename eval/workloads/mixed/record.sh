@@ -12,17 +12,12 @@
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-REPO="$(cd "$HERE/../../.." && pwd)"
-RUNS="${1:-2}"
-W="${PPF_WORKDIR:-/var/tmp/ppf-work}/mixed"
-SCRATCH="$W/scratch"
-PPF_TRACE="${PPF_TRACE:-$REPO/userspace/trace-replay/ppf-trace}"
-export LC_ALL=C
-unset LANG LANGUAGE PYTHONPATH PYTHONHOME PYTHONDONTWRITEBYTECODE
-
 say() { printf 'mixed/record: %s\n' "$*" >&2; }
 die() { say "ERROR: $*"; exit 1; }
 . "$HERE/../lib.sh"
+ppf_recording mixed    # REPO W SCRATCH PPF_TRACE, the C locale
+unset PYTHONPATH PYTHONHOME PYTHONDONTWRITEBYTECODE
+RUNS="${1:-2}"
 [[ "$RUNS" =~ ^[1-9][0-9]*$ ]] || die "usage: record.sh [RUNS]"
 # andrew's and pystart's packages (their record.sh list the same)
 ppf_ensure_packages gcc make binutils strace curl ca-certificates python3 tar gzip \

@@ -17,18 +17,12 @@
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-REPO="$(cd "$HERE/../../.." && pwd)"
-JOBS="${1:-2}"
-RUNS="${2:-4}"
-W="${PPF_WORKDIR:-/var/tmp/ppf-work}/pbuild"
-SCRATCH="$W/scratch"
-PPF_TRACE="${PPF_TRACE:-$REPO/userspace/trace-replay/ppf-trace}"
-export LC_ALL=C
-unset LANG LANGUAGE
-
 say() { printf 'pbuild/record: %s\n' "$*" >&2; }
 die() { say "ERROR: $*"; exit 1; }
 . "$HERE/../lib.sh"
+ppf_recording pbuild   # REPO W SCRATCH PPF_TRACE, the C locale
+JOBS="${1:-2}"
+RUNS="${2:-4}"
 [[ "$JOBS" =~ ^[1-9][0-9]*$ && "$RUNS" =~ ^[1-9][0-9]*$ ]] || die "usage: record.sh [JOBS [RUNS]]"
 
 PKGS=(gcc make binutils strace curl ca-certificates python3 tar gzip coreutils)

@@ -16,18 +16,13 @@
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-REPO="$(cd "$HERE/../../.." && pwd)"
-RUNS="${1:-3}"
-W="${PPF_WORKDIR:-/var/tmp/ppf-work}/pystart"
-SCRATCH="$W/scratch"
-PPF_TRACE="${PPF_TRACE:-$REPO/userspace/trace-replay/ppf-trace}"
-PY=/usr/bin/python3
-export LC_ALL=C
-unset LANG LANGUAGE PYTHONPATH PYTHONHOME PYTHONDONTWRITEBYTECODE
-
 say() { printf 'pystart/record: %s\n' "$*" >&2; }
 die() { say "ERROR: $*"; exit 1; }
 . "$HERE/../lib.sh"
+ppf_recording pystart  # REPO W SCRATCH PPF_TRACE, the C locale
+unset PYTHONPATH PYTHONHOME PYTHONDONTWRITEBYTECODE
+RUNS="${1:-3}"
+PY=/usr/bin/python3
 [[ "$RUNS" =~ ^[1-9][0-9]*$ ]] || die "usage: record.sh [RUNS]"
 
 PKGS=(python3 python3-matplotlib strace)
