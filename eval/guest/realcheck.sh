@@ -6,9 +6,10 @@
 # evals, base64: the recorded command chrooted in $NEW, with its directory
 # and environment), BEFORE64 (run in ROOT before each real run, untimed),
 # OUTPUT (what the command writes, under ROOT: listed after each real run),
-# FAULTS (optional: the trace's faults file, --faults to every replay).  The device is set up as run-experiment.sh does it (image
-# copied before anything is timed, same clock phase, no ASLR, the module
-# loaded and left disabled: model none).  The image holds the real tree at
+# FAULTS (optional: the trace's faults file, --faults to every replay).  The
+# device is set up by prelude.sh, as for run-experiment.sh (image copied
+# before anything is timed, same clock phase, no ASLR, the module loaded and
+# left disabled: model none).  The image holds the real tree at
 # t/ and the host's binaries at t/_abs/; the command runs chrooted in t/_abs
 # with t bind-mounted at ROOT, so it sees the paths it was recorded with.
 # Runs: real cold (sync, drop caches), real hot (right after), real cold
@@ -37,18 +38,9 @@ say() { echo "ppf-realcheck: $*"; }
 clk() { ppf-clock; }
 kids_cpu() { awk '{ print $16 + $17 }' /proc/$$/stat; }  # cutime + cstime, ticks
 
-eval "$DEV_SETUP" || { say "device setup failed: $DEV_SETUP"; exit 1; }
-say "copying the image to $DEV"
-/ppf/nbcopy $IMAGE $DEV || exit 1
-eval "$DEV_TIMED" || exit 1
-rm -f "$IMAGE"
-/ppf/nbcopy --align 2
-echo 0 > /proc/sys/kernel/randomize_va_space
-ulimit -n 65536 || exit 1
-mount -t ext4 -o noinit_itable $DEV $DIR || exit 1
+# the device, the image on it, the clock phase, $DIR mounted, the module loaded
+. /ppf/prelude.sh
 cat /sys/block/$B/dev > $OUT/dev  # MAJOR:MINOR, the tracepoints' dev
-echo 4 > /proc/sys/kernel/printk
-insmod /ppf/predictive_prefetch.ko || exit 1
 mount --bind $DIR/t $NEW$ROOT || exit 1
 mount --bind /dev $NEW/dev || exit 1
 CMD=$(echo "$CMD64" | base64 -d)

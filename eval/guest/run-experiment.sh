@@ -10,9 +10,10 @@
 #   DEV DEV_SETUP DEV_TIMED (the disk profile's device: eval/harness/profiles.py)
 #   [MEMORY_LIMIT_MB] (the replays run in a cgroup v2 with this memory.max;
 #   MEMORY_LIMIT_SCOPE=guest: all but this much of the guest's memory held)
-# Steps: copy the image (IMAGE: /dev/vda, or a file in the initramfs) onto $DEV (nothing is timed before
-# this is done), mount it, load the module and set its sysctls, run WARMUPS
-# cold replays (they train the model), RUNS measured cold replays, HOT_RUNS
+# Steps: copy the image (IMAGE: /dev/vda, or a file in the initramfs) onto
+# $DEV (nothing is timed before this is done), mount it, load the module
+# (prelude.sh, shared with realcheck.sh), set its sysctls, run WARMUPS cold
+# replays (they train the model), RUNS measured cold replays, HOT_RUNS
 # measured hot replays (no cache drop); WARMUP_TRACES (default TRACE) are the
 # traces of the warm-ups, space-separated, replayed in turn (warm-up i replays
 # the ((i - 1) mod n + 1)-th: training on several recorded runs);
@@ -32,21 +33,8 @@ mkdir -p $OUT $DIR
 say() { echo "ppf-eval: $*"; }
 clk() { ppf-clock 2>/dev/null || cut -d' ' -f1 /proc/uptime; }
 
-eval "$DEV_SETUP" || { say "device setup failed: $DEV_SETUP"; exit 1; }
-say "copying the image to $DEV"
-/ppf/nbcopy ${IMAGE:-/dev/vda} $DEV || exit 1
-eval "$DEV_TIMED" || exit 1
-[ "${IMAGE:-/dev/vda}" != /dev/vda ] && rm -f "$IMAGE"  # in the initramfs: free its memory
-# determinism: same clock phase in every boot (see nbcopy.c), no ASLR
-/ppf/nbcopy --align 2
-echo 0 > /proc/sys/kernel/randomize_va_space
-# the replay is one process for all the workload's processes: gnuld's ld -r
-# alone holds ~2,900 files open (1,024 would fail with EMFILE)
-ulimit -n 65536 || exit 1
-mount -t ext4 -o noinit_itable $DEV $DIR || exit 1
-echo 4 > /proc/sys/kernel/printk
-
-insmod /ppf/predictive_prefetch.ko || exit 1
+# the device, the image on it, the clock phase, $DIR mounted, the module loaded
+. /ppf/prelude.sh
 if [ "$MODEL_ON" = 1 ]; then
     echo "$MODEL" > $PPF/model || exit 1
     if [ "$MODEL" != last_successor ]; then

@@ -327,7 +327,7 @@ def boot(b: build.Built, w: Workload, profile: Profile, img: Path, img_mb: int,
     out.mkdir(parents=True)
     (out / "eval.conf").write_text(conf(w, profile, img_mb, rate))
     adds = (f"{b.ko}:/ppf/predictive_prefetch.ko", f"{b.replay}:/ppf/ppf-replay",
-            f"{b.helpers['nbcopy']}:/ppf/nbcopy", f"{w.trace}:/ppf/trace.gz",
+            f"{b.helpers['nbcopy']}:/ppf/nbcopy", runner.PRELUDE, f"{w.trace}:/ppf/trace.gz",
             f"{out / 'eval.conf'}:/ppf/eval.conf", *profile.guest_adds(b.kdir),
             f"{sparse.sparse_image(img)}:/ppf/image.img",
             *runner.faults_adds(w.trace, "/ppf/trace.gz"))

@@ -28,6 +28,9 @@ from .workloads import (OVERRIDES, TOP, Workload, check_overrides, from_trace, t
                         workload)
 
 EXPERIMENTS = TOP / "eval" / "experiments"
+# The start the guest scripts share (run-experiment.sh and realcheck.sh
+# source it): device, image, clock phase, mount, module.  SRC:DEST for boot().
+PRELUDE = f"{TOP / 'eval' / 'guest' / 'prelude.sh'}:/ppf/prelude.sh"
 # PPF_RESULTS: another root, e.g. one private to a run (make test's short
 # evaluation uses one, so two runs on one machine never read each other's).
 RESULTS = Path(os.environ.get("PPF_RESULTS") or build.CACHE / "results")
@@ -506,7 +509,7 @@ class Runner:
                 f"{self.b.replay}:/ppf/ppf-replay",
                 f"{self.b.helpers['bootlist']}:/ppf/bootlist",
                 f"{self.b.helpers['oracle']}:/ppf/oracle",
-                f"{self.b.helpers['nbcopy']}:/ppf/nbcopy",
+                f"{self.b.helpers['nbcopy']}:/ppf/nbcopy", PRELUDE,
                 *trace_files(exp), f"{conf}:/ppf/eval.conf"]
         adds += prof.guest_adds(self.b.kdir)  # the profile's device (simdisk module)
         disks: List[str] = []
