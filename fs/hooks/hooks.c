@@ -4,13 +4,14 @@
  *
  * DOC: Hooks
  *
- * fs/hooks/ is three sources of events and one policy: the open and exec
+ * fs/hooks/ is four sources of events and one policy: the open and exec
  * events of the watched file systems (sb_watch.c, which also holds the
  * list of types that may be watched), the pages each file is read at
- * (read_hook.c), and the count of folios leaving the page cache
- * (removal_hook.c).  They are set up at load, hooked in only while ppf is
- * enabled (with no probe and no mark left, disabled costs the system
- * nothing), and torn down at unload, here.  Nothing in fs/hooks/ calls
+ * (read_hook.c), the metadata blocks each open read (meta_hook.c), and
+ * the count of folios leaving the page cache (removal_hook.c).  They are
+ * set up at load, hooked in only while ppf is enabled (with no probe and
+ * no mark left, disabled costs the system nothing), and torn down at
+ * unload, here.  Nothing in fs/hooks/ calls
  * into mm/prefetch/ but the two event entry points (ppf_hooks.h).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -18,6 +19,7 @@
 #include <linux/printk.h>
 #include <linux/tracepoint.h>
 #include "ppf_hooks.h"
+#include "meta_hook.h"
 #include "read_hook.h"
 #include "removal_hook.h"
 #include "sb_watch.h"
@@ -28,6 +30,7 @@ static void ppf_probes_unregister(void)
 	bool any = ppf_read_hook_stop();
 
 	any |= ppf_removal_hook_stop();
+	any |= ppf_meta_hook_stop();
 	if (any)
 		tracepoint_synchronize_unregister();
 }
@@ -40,6 +43,8 @@ static int ppf_probes_register(void)
 	err = ppf_removal_hook_start();
 	if (!err)
 		err = ppf_read_hook_start();
+	if (!err)
+		err = ppf_meta_hook_start();
 	if (err)
 		ppf_probes_unregister();
 	return err;
@@ -54,7 +59,8 @@ static int ppf_probes_register(void)
  */
 int ppf_hooks_init(void)
 {
-	if (ppf_read_hook_init() || ppf_removal_hook_init()) {
+	if (ppf_read_hook_init() || ppf_removal_hook_init() ||
+	    ppf_meta_hook_init()) {
 		pr_err("mm_filemap tracepoints not found (CONFIG_TRACEPOINTS?)\n");
 		return -ENOENT;
 	}

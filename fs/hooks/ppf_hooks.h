@@ -18,6 +18,8 @@ struct ppf_sb;
 
 /* Longest list of watched file system types, with its NUL. */
 #define PPF_SB_TYPES_MAX	128
+/* Metadata blocks learnt per file (meta_hook.c). */
+#define PPF_META_BLOCKS		4
 /* Longest file system type name kept, with its NUL. */
 #define PPF_SB_TYPE_LEN		16
 
@@ -39,6 +41,7 @@ bool ppf_hooks_read_fallback(void);
 int ppf_sb_set_types(const char *types);
 unsigned long ppf_page_cache_removals(dev_t dev, u64 ino);
 unsigned long ppf_page_cache_removals_of(struct address_space *mapping);
+unsigned int ppf_meta_take(struct block_device *bdev, sector_t *sector);
 
 /* Provided by mm/prefetch/, called by the hooks in the task's context. */
 void ppf_event_open(struct ppf_sb *s, struct dentry *dentry, bool exec);

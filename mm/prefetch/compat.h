@@ -17,6 +17,7 @@
 #define PPF_COMPAT_H
 
 #include <linux/version.h>
+#include <linux/blk_types.h>
 #include <linux/exportfs.h>
 #include <linux/fs.h>
 #include <linux/fsnotify_backend.h>
@@ -52,6 +53,18 @@
 #else
 #define PPF_CTL_TABLE_CONST
 #endif
+
+/* 6.10 gave the block device its own page cache pointer, bd_mapping. */
+static inline struct address_space *ppf_bdev_mapping(struct block_device *bdev)
+{
+	if (!bdev)
+		return NULL;
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
+	return bdev->bd_mapping;
+#else
+	return bdev->bd_inode->i_mapping;
+#endif
+}
 
 /**
  * ppf_encode_inode_fh() - exportfs_encode_inode_fh(), decodable, any kernel

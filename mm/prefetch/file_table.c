@@ -202,6 +202,7 @@ struct ppf_file *ppf_files_add(struct ppf_event *ev)
 	f->fh_type = ev->fh_type;
 	memcpy(f->fh, ev->fh, ev->fh_len * sizeof(u32));
 	f->name = ev->name;
+	f->dir_ino = f->name ? ev->dir_ino : 0;
 	ev->name = NULL;
 	ppf_range_clear(&f->cur_first, &f->cur_last);
 	ppf_range_clear(&f->prev_first, &f->prev_last);

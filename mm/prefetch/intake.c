@@ -127,10 +127,14 @@ static bool ppf_encode(struct ppf_event *ev, struct inode *inode,
 	struct inode *dir;
 	bool connectable = false;
 
+	ev->dir_ino = 0;
 	if (dentry) {
 		rcu_read_lock();	/* d_parent may change; inodes are RCU-freed */
 		dir = d_inode_rcu(READ_ONCE(dentry->d_parent));
 		connectable = dir && ppf_encode_fh(ev, inode, dir);
+		/* One block holds every sibling's entry (ppf_dir_covered()). */
+		if (connectable && i_size_read(dir) <= dir->i_sb->s_blocksize)
+			ev->dir_ino = dir->i_ino;
 		rcu_read_unlock();
 	}
 	if (!connectable && !ppf_encode_fh(ev, inode, NULL))
@@ -173,6 +177,7 @@ static void __ppf_event_open(struct ppf_sb *s, struct dentry *dentry,
 		ppf_stat_inc(dropped[PPF_DROP_NO_HANDLE]);
 		return;
 	}
+	ev.nr_meta = ppf_meta_take(inode->i_sb->s_bdev, ev.meta);
 	ev.kind = exec ? PPF_EV_EXEC : PPF_EV_OPEN;
 	ev.ino = inode->i_ino;
 	ev.gen = inode->i_generation;

@@ -37,6 +37,18 @@
  * cache after the opens that needed them, or pass it and delay the data
  * (measured with glimpse-hdd2001 and pystart-hdd2001).
  *
+ * Waiting is what the lookup costs: one file at a time, each behind the
+ * data already queued.  So the blocks a file's opens read are learnt too
+ * (DOC: Metadata hook): a file that has some is not looked up; when it
+ * enters the plan, ppf_prefetch_meta() reads them ahead asynchronously
+ * through the block device's page cache, where the file system's buffer
+ * cache finds them, and the elevator sorts them with everything else
+ * queued.  Nor is a file looked up whose directory's blocks were asked for
+ * a few events before, by a lookup or a sibling's learnt blocks
+ * (ppf_dir_covered()).  worker_lookup_ns, meta_learned and meta_readahead in
+ * /proc/predictive_prefetch show the balance; glimpse-hdd2001 and
+ * pystart-hdd2001 measure it.
+ *
  * Nothing here holds a reference past the call: a renamed or deleted file
  * makes the lookup miss (a negative dentry, as a failed open would leave).
  * Only the directory of the file itself is looked at, not its ancestors:
@@ -46,8 +58,11 @@
 #include <linux/dcache.h>
 #include <linux/error-injection.h>
 #include <linux/exportfs.h>
+#include <linux/hash.h>
 #include <linux/ktime.h>
 #include <linux/namei.h>
+#include <linux/pagemap.h>
+#include <linux/blkdev.h>
 #include <linux/slab.h>
 #include "ppf.h"
 #include "ppf_trace.h"
@@ -101,18 +116,145 @@ struct ppf_name *ppf_name_of(struct dentry *dentry)
 	return n;
 }
 
+/*
+ * Directories whose blocks were asked for lately (a lookup, or a file's
+ * learnt blocks read ahead), by event number: a file predicted in one of
+ * them within PPF_DIR_RECENT events is not looked up.  Only directories of
+ * one block are kept (the open hook notes no other, struct ppf_event): its
+ * entry is in the block its sibling's lookup or open read, and a lookup
+ * would only wait for the same read.  In a larger directory each entry
+ * may be in a block of its own (andrew-reads-hdd2001's opens and execs in
+ * /usr/bin waited longer when siblings there were spared).  Direct-mapped
+ * by inode number; a collision forgets the older directory (one more
+ * lookup).
+ */
+#define PPF_DIR_BITS		6
+#define PPF_DIR_RECENT		64
+
+static struct ppf_dir_seen {
+	const struct ppf_sb *sb;
+	u64 ino;
+	u64 seq;
+} ppf_dirs_seen[BIT(PPF_DIR_BITS)];
+
+static struct ppf_dir_seen *ppf_dir_slot(const struct ppf_file *f)
+{
+	return &ppf_dirs_seen[hash_64(f->dir_ino, PPF_DIR_BITS)];
+}
+
+/* @f's directory was asked for at event @seq. */
+static void ppf_dir_cover(const struct ppf_file *f, u64 seq)
+{
+	struct ppf_dir_seen *d;
+
+	if (!f->dir_ino)
+		return;
+	d = ppf_dir_slot(f);
+	d->sb = f->sb;
+	d->ino = f->dir_ino;
+	d->seq = seq;
+}
+
+/**
+ * ppf_dir_covered() - were a file's directory blocks asked for lately?
+ * @f: the file
+ * @seq: the current event number
+ *
+ * The caller holds ppf_worker_mutex.
+ *
+ * Return: true if a lookup or a learnt block of its directory was started
+ * within the last PPF_DIR_RECENT events.
+ */
+bool ppf_dir_covered(const struct ppf_file *f, u64 seq)
+{
+	const struct ppf_dir_seen *d;
+
+	lockdep_assert_held(&ppf_worker_mutex);
+	if (!f->dir_ino)
+		return false;
+	d = ppf_dir_slot(f);
+	return d->sb == f->sb && d->ino == f->dir_ino &&
+	       seq - d->seq < PPF_DIR_RECENT;
+}
+
+/**
+ * ppf_file_learn_meta() - keep the metadata blocks an open of a file read
+ * @f: the file's entry
+ * @ev: its open event, with the blocks the opening task read (meta_hook.c)
+ *
+ * Blocks not known yet are added; when PPF_META_BLOCKS are known, the
+ * oldest make room.  The caller holds ppf_worker_mutex.
+ */
+void ppf_file_learn_meta(struct ppf_file *f, const struct ppf_event *ev)
+{
+	unsigned int i, j;
+
+	lockdep_assert_held(&ppf_worker_mutex);
+	for (i = 0; i < ev->nr_meta; i++) {
+		for (j = 0; j < f->nr_meta; j++)
+			if (f->meta[j] == ev->meta[i])
+				break;
+		if (j < f->nr_meta)
+			continue;
+		if (f->nr_meta == PPF_META_BLOCKS) {
+			memmove(&f->meta[0], &f->meta[1],
+				(PPF_META_BLOCKS - 1) * sizeof(f->meta[0]));
+			f->nr_meta--;
+		}
+		f->meta[f->nr_meta++] = ev->meta[i];
+		ppf_stat_inc(meta_learned);
+	}
+}
+
+/**
+ * ppf_prefetch_meta() - read ahead the metadata blocks a file's open reads
+ * @f: the file, just planned
+ * @seq: the current event number
+ *
+ * Asynchronous readahead of the blocks through the block device's page
+ * cache, where the file system's buffer cache finds them, at the worker's
+ * I/O class; cached blocks are skipped by the readahead itself.  The
+ * caller holds ppf_worker_mutex.
+ */
+void ppf_prefetch_meta(struct ppf_file *f, u64 seq)
+{
+	struct address_space *mapping;
+	struct super_block *sb;
+	unsigned int i;
+
+	lockdep_assert_held(&ppf_worker_mutex);
+	if (!f->nr_meta)
+		return;
+	sb = ppf_sb_pin(f->sb);
+	if (!sb)
+		return;
+	mapping = ppf_bdev_mapping(sb->s_bdev);
+	for (i = 0; mapping && i < f->nr_meta; i++) {
+		pgoff_t index = f->meta[i] >> (PAGE_SHIFT - SECTOR_SHIFT);
+		DEFINE_READAHEAD(ractl, NULL, NULL, mapping, index);
+
+		if (index >= DIV_ROUND_UP(i_size_read(mapping->host), PAGE_SIZE))
+			continue;
+		page_cache_ra_unbounded(&ractl, 1, 0);
+		ppf_stat_inc(meta_readahead);
+	}
+	ppf_sb_unpin(sb);
+	ppf_dir_cover(f, seq);
+}
+
 /**
  * ppf_prefetch_dentry() - look a predicted file up in its directory
  * @sb: its file system, pinned by the caller
  * @f: the file, with a name (@f->name) and a connectable handle
  * @cred: credentials of the task whose open led to the prediction
+ * @seq: the current event number
  *
  * Reads, and waits for, the directory blocks the file's open will read, at
  * the worker's I/O class, and leaves the dentry cached.  The caller holds
  * ppf_worker_mutex.
  */
 void ppf_prefetch_dentry(struct super_block *sb, struct ppf_file *f,
-			 const struct cred *cred)
+			 const struct cred *cred, u64 seq)
 {
 	const struct export_operations *eop = sb->s_export_op;
 	u64 start = ktime_get_ns();
@@ -141,6 +283,7 @@ void ppf_prefetch_dentry(struct super_block *sb, struct ppf_file *f,
 		dput(child);
 	}
 	dput(dir);
+	ppf_dir_cover(f, seq);
 	ppf_stat_inc(lookups);
 	ppf_stat_add(worker_lookup_ns, ktime_get_ns() - start);
 	trace_ppf_lookup(ppf_sb_dev(f->sb), f->ino, f->name->name, found,

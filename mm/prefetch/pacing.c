@@ -235,6 +235,8 @@ void ppf_plan(u32 id, const struct cred *cred, u64 seq, u16 lead, bool deep)
 	p.cred = get_cred(cred);
 	f->prefetch.planned = true;
 	ppf_plan_insert(&p);
+	if (READ_ONCE(ppf_config.metadata))
+		ppf_prefetch_meta(f, seq);
 }
 
 /**

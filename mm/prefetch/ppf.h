@@ -19,8 +19,10 @@
  * a time, while the prefetches in flight leave room (readahead.c, whose
  * ledger is inflight.c), after looking it up in its directory if no cached
  * path leads to it (metadata.c), skipping files found all cached before
- * while the removal count has not moved.  engine.c starts and stops it
- * all, and swaps what the worker uses.  Everything is controlled with
+ * while the removal count has not moved.  The metadata blocks a file's
+ * open read (the directory block, the inode's; the hooks' meta_hook.c
+ * notes them) are read ahead as it enters the plan, and spare the lookup.
+ * engine.c starts and stops it all, and swaps what the worker uses.  Everything is controlled with
  * sysctl (sysctl.c, setting ppf_config of config.c; the list of watched
  * types is the hooks' own, set through ppf_sb_set_types()), counted in
  * /proc/predictive_prefetch (stats.c) and visible through tracepoints
@@ -41,6 +43,7 @@
  *  - fs/hooks/sb_watch.c: watched file systems, open/exec marks, types
  *  - fs/hooks/sb.c: a watched file system's record: references, pinning
  *  - fs/hooks/read_hook.c: read tracepoints: pages used, discovery
+ *  - fs/hooks/meta_hook.c: the metadata blocks each open read
  *  - fs/hooks/removal_hook.c: folios leaving the page cache, counted
  *  - mm/prefetch/intake.c: the hooks' entry points, waking the worker
  *  - mm/prefetch/event_ring.c: the ring of events from hooks to worker
@@ -70,7 +73,7 @@
  * (the drop and skip reasons), ppf_trace.h (the tracepoints), compat.h
  * (what changed between 6.1 and 6.12), fs/hooks/ppf_hooks.h (what the
  * hooks and the engine offer each other); fs/hooks/sb.h, read_hook.h,
- * removal_hook.h and sb_watch.h are the hooks' own.
+ * meta_hook.h, removal_hook.h and sb_watch.h are the hooks' own.
  *
  * Locking, outermost first: ppf_config_mutex (sysctl writes, model
  * rebuilds, loading a saved state) > the hooks' ppf_sb_types_mutex
@@ -208,6 +211,10 @@ extern struct mutex ppf_config_mutex;
  * @payoff_untracked: devices beyond those payoff.c can judge
  * @lookups: predicted files looked up in their directory ahead of their
  *	open (metadata.c)
+ * @meta_learned: metadata blocks learnt from the opens (meta_hook.c)
+ * @meta_readahead: metadata blocks read ahead for predicted files
+ * @lookups_spared: predicted files not looked up: their directory's
+ *	blocks were asked for a few events before (metadata.c)
  * @predictions_repeated: of @predictions, files predicted again for the
  *	very event a standing prediction expects them at, while what was done
  *	for that one holds: nothing to do (pacing.c)
@@ -246,6 +253,9 @@ struct ppf_stats {
 	u64 payoff_no_verdict;
 	u64 payoff_untracked;
 	u64 lookups;
+	u64 meta_learned;
+	u64 meta_readahead;
+	u64 lookups_spared;
 	u64 predictions_repeated;
 	u64 decodes;
 	u64 hook_open_ns;
@@ -288,6 +298,11 @@ enum ppf_event_kind {
  * @fh: the file handle (open, exec), with its directory's if @name is set
  * @name: the name it was opened by, for a file not in the table yet (open,
  *	exec; see DOC: Metadata), or NULL
+ * @nr_meta: how many of @meta are set (open, exec)
+ * @meta: metadata blocks the task read since its previous open, in
+ *	512-byte sectors of the file system's block device (meta_hook.c)
+ * @dir_ino: inode number of the directory @name is in, if it is one block
+ *	(with @name; 0 otherwise)
  */
 struct ppf_event {
 	u8 kind;
@@ -304,6 +319,9 @@ struct ppf_event {
 	u64 domain;
 	u32 fh[PPF_FH_WORDS];
 	struct ppf_name *name;
+	unsigned int nr_meta;
+	sector_t meta[PPF_META_BLOCKS];
+	u64 dir_ino;
 };
 
 /**
@@ -429,6 +447,11 @@ static inline bool ppf_seg_used(u64 map, pgoff_t index)
  * @prev_map: segments read during the use before that
  * @prefetch: what readahead.c knows of it
  * @save_index: its index in a state being saved (state.c; worker mutex)
+ * @nr_meta: how many of @meta are set
+ * @meta: metadata blocks its opens read, in 512-byte sectors of its file
+ *	system's block device (DOC: Metadata hook; worker mutex)
+ * @dir_ino: inode number of the directory @name is in, if that is one
+ *	block (0: not known, or larger)
  */
 struct ppf_file {
 	struct hlist_node key_node;
@@ -450,6 +473,9 @@ struct ppf_file {
 	u64 cur_map, prev_map;
 	struct ppf_prefetch_state prefetch;
 	u32 save_index;
+	unsigned int nr_meta;
+	sector_t meta[PPF_META_BLOCKS];
+	u64 dir_ino;
 };
 
 /* file_table.c */
@@ -525,8 +551,11 @@ void ppf_state_show(struct seq_file *m);
 /* metadata.c */
 struct ppf_name *ppf_name_copy(const char *name, u32 len, gfp_t gfp);
 struct ppf_name *ppf_name_of(struct dentry *dentry);
+void ppf_file_learn_meta(struct ppf_file *f, const struct ppf_event *ev);
+void ppf_prefetch_meta(struct ppf_file *f, u64 seq);
+bool ppf_dir_covered(const struct ppf_file *f, u64 seq);
 void ppf_prefetch_dentry(struct super_block *sb, struct ppf_file *f,
-			 const struct cred *cred);
+			 const struct cred *cred, u64 seq);
 
 /* shared.c */
 extern struct mutex ppf_worker_mutex;

@@ -332,8 +332,12 @@ static bool ppf_prefetch_file(struct ppf_session *ps, struct ppf_file *f,
 	mapping = inode->i_mapping;
 	/* Disconnected: no cached path leads to it; its open will look it up. */
 	if (fresh && f->name && (dentry->d_flags & DCACHE_DISCONNECTED) &&
-	    READ_ONCE(ppf_config.metadata))
-		ppf_prefetch_dentry(dentry->d_sb, f, cred);
+	    !f->nr_meta && READ_ONCE(ppf_config.metadata)) {
+		if (ppf_dir_covered(f, seq))
+			ppf_stat_inc(lookups_spared);
+		else
+			ppf_prefetch_dentry(dentry->d_sb, f, cred, seq);
+	}
 	wanted = ppf_wanted_range(f, &start, &map);
 	nr = ppf_prefetch_range(wanted, start, inode);
 	removals = ppf_page_cache_removals_of(mapping);

@@ -55,6 +55,7 @@ static void ppf_worker_open(struct ppf_event *ev)
 		ppf_stat_inc(dropped[PPF_DROP_NO_MEMORY]);
 		return;
 	}
+	ppf_file_learn_meta(f, ev);
 	ppf_prefetch_opened(f);
 	ppf_plan_opened(f);
 	id = f->id;
