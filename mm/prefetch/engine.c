@@ -174,7 +174,8 @@ u64 ppf_engine_worker_cpu_ns(void)
 
 /**
  * ppf_engine_set_io_class() - the I/O priority class of the worker's reads
- * @class: IOPRIO_CLASS_IDLE or IOPRIO_CLASS_BE
+ * @class: IOPRIO_CLASS_IDLE, IOPRIO_CLASS_BE, or PPF_IO_CLASS_AUTO (idle
+ *	until the worker reads for a device, DOC: I/O class)
  *
  * Idle is served only when no other class waits in the elevator; best
  * effort at its lowest level (7) is served with the tasks' own reads
@@ -186,10 +187,9 @@ u64 ppf_engine_worker_cpu_ns(void)
  */
 int ppf_engine_set_io_class(unsigned int class)
 {
-	int level = class == IOPRIO_CLASS_IDLE ? 0 : IOPRIO_BE_NR - 1;
-
-	return set_task_ioprio(ppf_worker_task(),
-			       IOPRIO_PRIO_VALUE(class, level));
+	if (class == PPF_IO_CLASS_AUTO)
+		class = IOPRIO_CLASS_IDLE;
+	return set_task_ioprio(ppf_worker_task(), ppf_io_prio(class));
 }
 
 /*

@@ -228,6 +228,7 @@ void ppf_prefetch_meta(struct ppf_file *f, u64 seq)
 	sb = ppf_sb_pin(f->sb);
 	if (!sb)
 		return;
+	ppf_io_class_for(sb);
 	mapping = ppf_bdev_mapping(sb->s_bdev);
 	for (i = 0; mapping && i < f->nr_meta; i++) {
 		pgoff_t index = f->meta[i] >> (PAGE_SHIFT - SECTOR_SHIFT);

@@ -58,6 +58,7 @@
  *  - mm/prefetch/readahead.c: a planned file's readahead, chunk by chunk
  *  - mm/prefetch/inflight.c: readahead in flight, prefetches pending
  *  - mm/prefetch/metadata.c: a predicted file looked up in its directory
+ *  - mm/prefetch/io_class.c: the I/O class of the worker's reads, per device
  *  - mm/prefetch/payoff.c: the per-device back-off
  *  - mm/prefetch/engine.c: start, stop, models rebuilt, reset, restore
  *  - mm/prefetch/state.c: /proc/predictive_prefetch_state: save, load
@@ -94,6 +95,7 @@
 #include <linux/types.h>
 #include <linux/cred.h>
 #include <linux/fs.h>
+#include <linux/ioprio.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/seq_file.h>
@@ -115,8 +117,8 @@
  * @max_prefetch_kb: most read ahead of one file per prediction
  * @default_prefetch_kb: read ahead of a file whose last use is unknown
  * @max_inflight_kb: most prefetched data not yet read from the device
- * @io_class: I/O priority class of the prefetches (IOPRIO_CLASS_IDLE or
- *	IOPRIO_CLASS_BE), see ppf_engine_set_io_class()
+ * @io_class: I/O priority class of the worker's reads (IOPRIO_CLASS_IDLE,
+ *	IOPRIO_CLASS_BE, or PPF_IO_CLASS_AUTO: per device), see io_class.c
  * @memory_kb: memory budget of the model
  * @max_files: files remembered in the file table
  * @filesystems: file system types watched, comma separated; empty = all
@@ -584,6 +586,12 @@ int ppf_engine_rebuild(const struct ppf_model_params *params,
 		       unsigned int memory_kb, unsigned int isolation,
 		       unsigned int max_domains);
 int ppf_engine_set_io_class(unsigned int class);
+
+/* io_class.c: the worker's I/O class per device; auto is stored as NONE */
+#define PPF_IO_CLASS_AUTO	IOPRIO_CLASS_NONE
+int ppf_io_prio(unsigned int class);
+unsigned int ppf_io_class_of(struct super_block *sb);
+void ppf_io_class_for(struct super_block *sb);
 void ppf_engine_reset(void);
 void ppf_engine_model_stats(struct ppf_model_stats *st,
 			    struct ppf_domain_stats *ds);

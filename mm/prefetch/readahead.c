@@ -273,6 +273,7 @@ static struct dentry *ppf_session_file(struct ppf_session *ps,
 		*why = PPF_SKIP_UNMOUNTED;
 		return NULL;
 	}
+	ppf_io_class_for(h->sb);
 	ppf_stat_inc(decodes);
 	start = local_clock();
 	dentry = ppf_fh_decode(h->sb, f->fh, f->fh_len, f->fh_type);
@@ -330,6 +331,7 @@ static bool ppf_prefetch_file(struct ppf_session *ps, struct ppf_file *f,
 		return false;
 	inode = d_inode(dentry);
 	mapping = inode->i_mapping;
+	ppf_io_class_for(dentry->d_sb);	/* another file's may have changed it */
 	/* Disconnected: no cached path leads to it; its open will look it up. */
 	if (fresh && f->name && (dentry->d_flags & DCACHE_DISCONNECTED) &&
 	    !f->nr_meta && READ_ONCE(ppf_config.metadata)) {

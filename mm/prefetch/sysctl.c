@@ -231,6 +231,7 @@ static int ppf_sysctl_model(PPF_CTL_TABLE_CONST struct ctl_table *table,
 
 /* The io_class names, as ionice(1) calls the classes. */
 static const char * const ppf_io_class_names[] = {
+	[PPF_IO_CLASS_AUTO] = "auto",
 	[IOPRIO_CLASS_BE] = "best-effort",
 	[IOPRIO_CLASS_IDLE] = "idle",
 };

@@ -14,8 +14,9 @@
  * The thread is ppf's own, not a shared kworker, because readahead's I/O
  * takes the I/O priority of the thread that submits it (bio_set_ioprio()
  * -> get_current_ioprio()): the worker runs in the I/O class set with the
- * io_class sysctl, by default idle, so that the elevator (mq-deadline, BFQ)
- * serves every task's own reads before a prefetch (ppf_engine_set_io_class()).
+ * io_class sysctl, by default chosen per device (DOC: I/O class): idle on
+ * a rotational one, so that the elevator (mq-deadline, BFQ) serves every
+ * task's own reads before a prefetch.
  * Each batch of events is one plug: the readahead of the files predicted
  * together reaches the elevator together, where it is sorted and merged by
  * position instead of going to the disk one file at a time.

@@ -167,6 +167,13 @@ refuse() {
 	return 1
 }
 
+# The worker thread's pid (its comm is ppf_prefetch).
+worker_pid() {
+	for p in /proc/[0-9]*; do
+		[ "$(cat "$p/comm" 2>/dev/null)" = ppf_prefetch ] && echo "${p#/proc/}"
+	done
+}
+
 drop_caches() {
 	sync
 	echo 3 > /proc/sys/vm/drop_caches

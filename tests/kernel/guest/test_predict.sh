@@ -4,8 +4,8 @@
 # see tests/kernel/run_tests.py.
 . /ppf/guest/lib.sh
 
-# 47 checks on every kernel: those a kernel cannot run are skipped.
-plan 47
+# 50 checks on every kernel: those a kernel cannot run are skipped.
+plan 50
 mount_data /mnt || { echo "FAIL mount"; exit 1; }
 load_ppf || { echo "FAIL insmod"; exit 1; }
 cd /mnt
@@ -48,6 +48,13 @@ check "tracepoint ppf_event fired" eval 'echo "$trace" | grep -q "ppf_event: dev
 check "tracepoint ppf_prediction fired" eval 'echo "$trace" | grep -q "ppf_prediction: after="'
 check "tracepoint ppf_prefetch fired" eval 'echo "$trace" | grep -q "ppf_prefetch: dev=.* pages=0+64 cached=0"'
 check "epcm: prefetches counted" ge "$(stat_of prefetch_issued)" $((issued + 3))
+# io_class auto (io_class.c): the worker reads at the class of the device it
+# read for last, idle on a rotational one, best effort on any other (the
+# slow disk below is made rotational).
+want="best-effort: prio 7"
+[ "$(cat "/sys/block/${dev##*/}/queue/rotational")" = 1 ] && want=idle
+check "io_class auto: the worker reads at its device's class ($want)" \
+	eq "$(ionice -p "$(worker_pid)")" "$want"
 useful=$(stat_of prefetch_useful)
 cat B C D > /dev/null
 settle 0
@@ -245,6 +252,9 @@ if [ -d /sys/kernel/config/nullb ] && mkdir $slow 2>/dev/null; then
 	slowdev=/dev/ppfslow
 	[ -b $slowdev ] || slowdev=/dev/nullb$(cat $slow/index)
 	check "lookahead: the slow disk exists" test -b $slowdev
+	# A one-request-at-a-time disk: told it is rotational, as an
+	# administrator may (null_blk says it is not).
+	echo 1 > /sys/block/${slowdev##*/}/queue/rotational 2>/dev/null
 	dd if=/dev/vda of=$slowdev bs=1M 2>/dev/null
 	mkdir -p /mnt2
 	mount -t ext4 $slowdev /mnt2
@@ -269,6 +279,10 @@ if [ -d /sys/kernel/config/nullb ] && mkdir $slow 2>/dev/null; then
 	echo "late $(stat_of prefetch_late) of $(stat_of prefetch_useful) used"
 	check "lookahead: prefetches opened before their readahead was done count as late" \
 		ge "$(stat_of prefetch_late)" 1
+	check "io_class auto: the slow disk is rotational" \
+		eq "$(cat /sys/block/${slowdev##*/}/queue/rotational)" 1
+	check "io_class auto: idle on a rotational device" \
+		eq "$(ionice -p "$(worker_pid)")" idle
 	drop_caches
 	cat /mnt2/la/L1 > /dev/null
 	settle
@@ -280,7 +294,9 @@ if [ -d /sys/kernel/config/nullb ] && mkdir $slow 2>/dev/null; then
 else
 	for c in "the slow disk exists" "the slow disk is mounted" \
 		 "prefetches opened before their readahead was done count as late" \
-		 "lookahead 16: the 10th file is read ahead, not the 50th"; do
+		 "lookahead 16: the 10th file is read ahead, not the 50th" \
+		 "io_class auto: the slow disk is rotational" \
+		 "io_class auto: idle on a rotational device"; do
 		skip "lookahead: $c" "no null_blk in configfs"
 	done
 fi

@@ -1,8 +1,8 @@
 # test_sysctl.sh - every sysctl refuses bad values with EINVAL, keeping the old
 . /ppf/guest/lib.sh
 
-# 16 names x 4 in the first loop, 11 in the second, 96 checks after them.
-plan 171
+# 16 names x 4 in the first loop, 11 in the second, 97 checks after them.
+plan 172
 load_ppf || { echo "FAIL insmod"; exit 1; }
 
 accept() {
@@ -109,16 +109,12 @@ check "model: long name refused, not truncated" refuse model epcmepcmepcmepcmepc
 check "filesystems: list accepted" accept filesystems "ext4,xfs"
 check "filesystems: empty (all) accepted" accept filesystems ""
 
-# The I/O class of the prefetches: the worker thread's own, as ionice sees it.
-worker_pid() {
-	for p in /proc/[0-9]*; do
-		[ "$(cat "$p/comm" 2>/dev/null)" = ppf_prefetch ] && echo "${p#/proc/}"
-	done
-}
+# The I/O class of the prefetches: the worker thread's own, as ionice sees it
+# (auto's choice per device: test_predict.sh).
 pid=$(worker_pid)
 check "one worker thread, ppf_prefetch" eq "$(echo "$pid" | wc -w)" 1
-check "io_class: idle by default" eq "$(cat $PPF/io_class)" idle
-check "the worker's reads are idle class" eq "$(ionice -p "$pid")" idle
+check "io_class: auto by default" eq "$(cat $PPF/io_class)" auto
+check "auto: idle before any read for a device" eq "$(ionice -p "$pid")" idle
 check "io_class: unknown name refused" refuse io_class realtime
 check "io_class: names are exact" refuse io_class IDLE
 check "io_class: empty refused" refuse io_class ""
@@ -127,6 +123,7 @@ check "io_class: best-effort accepted" accept io_class best-effort
 check "the worker's reads are best effort, lowest level" eq "$(ionice -p "$pid")" "best-effort: prio 7"
 check "io_class: idle accepted" accept io_class idle
 check "the worker's reads are idle class again" eq "$(ionice -p "$pid")" idle
+check "io_class: auto accepted" accept io_class auto
 
 check "threshold 50 accepted" accept threshold 50
 check "memory_kb 4096 accepted" accept memory_kb 4096

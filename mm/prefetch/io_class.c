@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * io_class.c - the I/O class of the worker's reads, chosen per device
+ *
+ * DOC: I/O class
+ *
+ * Every read the worker starts, a prefetch, a metadata block, the inode
+ * read of decoding a handle, takes the I/O priority of the worker thread
+ * when it is submitted (bio_set_ioprio() -> get_current_ioprio()).  The
+ * io_class sysctl sets it: idle, best-effort (level 7), or auto, the
+ * default, with which the worker takes, before a file's reads, the class
+ * that suits the file system's device:
+ *
+ * - idle on a rotational device.  A prefetch there costs positioning the
+ *   arm; idle lets the elevator serve every task's read first, and sorts
+ *   the queue of prefetches into sweeps.
+ * - best effort on any other.  Nothing is positioned, and idle keeps one
+ *   cost: a task whose read needs a page being prefetched waits until no
+ *   best-effort read is queued or in flight (mq-deadline dispatches idle
+ *   requests only then), behind writeback and other tasks' reads.  Glimpse
+ *   and Andrew's reads on the ssd profile (glimpse-ssd, andrew-reads-ssd)
+ *   measure the two classes.
+ *
+ * Auto is kept as IOPRIO_CLASS_NONE, a class of no thread: the choice is
+ * made per device.
+ */
+#include <linux/blkdev.h>
+#include <linux/fs.h>
+#include <linux/ioprio.h>
+#include <linux/sched.h>
+#include "ppf.h"
+
+/**
+ * ppf_io_prio() - the I/O priority of a class, as ppf uses it
+ * @class: IOPRIO_CLASS_IDLE or IOPRIO_CLASS_BE
+ *
+ * Return: idle, or best effort at its lowest level (7).
+ */
+int ppf_io_prio(unsigned int class)
+{
+	return IOPRIO_PRIO_VALUE(class, class == IOPRIO_CLASS_IDLE ?
+					0 : IOPRIO_BE_NR - 1);
+}
+
+/**
+ * ppf_io_class_of() - the class io_class chooses for a file system's reads
+ * @sb: the file system
+ *
+ * Return: IOPRIO_CLASS_IDLE or IOPRIO_CLASS_BE.
+ */
+unsigned int ppf_io_class_of(struct super_block *sb)
+{
+	unsigned int class = READ_ONCE(ppf_config.io_class);
+
+	if (class != PPF_IO_CLASS_AUTO)
+		return class;
+	return sb->s_bdev && bdev_nonrot(sb->s_bdev) ? IOPRIO_CLASS_BE :
+						       IOPRIO_CLASS_IDLE;
+}
+
+/**
+ * ppf_io_class_for() - the worker's next reads are for this file system
+ * @sb: the file system, pinned by the caller
+ *
+ * Sets the worker thread's I/O priority to the class chosen for @sb, if it
+ * is not that already.  Called by the worker, under ppf_worker_mutex,
+ * before it starts a file's reads.
+ */
+void ppf_io_class_for(struct super_block *sb)
+{
+	int prio = ppf_io_prio(ppf_io_class_of(sb));
+
+	lockdep_assert_held(&ppf_worker_mutex);
+	if (get_current_ioprio() != prio)
+		set_task_ioprio(current, prio);
+}
