@@ -169,6 +169,13 @@ static void ppf_status_words(FILE *out, const struct ppf_sample *s)
 	fprintf(out, "worker:     %.3f s of CPU (model %.3f s)\n",
 		ppf_counter(cs, "worker_cpu_ns") / 1e9,
 		ppf_counter(cs, "worker_model_ns") / 1e9);
+	if (ppf_counter(cs, "meta_learned") || ppf_counter(cs, "lookups"))
+		fprintf(out, "metadata:   %" PRIu64 " blocks learnt from opens, %" PRIu64 " read ahead; %" PRIu64 " files looked up (the worker waited %.3f s), %" PRIu64 " spared\n",
+			ppf_counter(cs, "meta_learned"),
+			ppf_counter(cs, "meta_readahead"),
+			ppf_counter(cs, "lookups"),
+			ppf_counter(cs, "worker_lookup_ns") / 1e9,
+			ppf_counter(cs, "lookups_spared"));
 	if (ppf_counter(cs, "payoff_pauses"))
 		fprintf(out, "backoff:    devices paused %" PRIu64 " times where prefetching cost more than it saved\n",
 			ppf_counter(cs, "payoff_pauses"));

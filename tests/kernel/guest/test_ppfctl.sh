@@ -6,7 +6,7 @@
 # a module that is not loaded (a clear message, exit 1).
 . /ppf/guest/lib.sh
 
-plan 44
+plan 45
 CTL=/ppf/ppfctl
 
 run $CTL status
@@ -90,6 +90,13 @@ echo "$out"
 check "status: prefetches issued as the kernel counts them" has "$out" "^prefetches: $issued issued"
 check "status: used and wasted" has "$out" "$(stat_of prefetch_useful) used, $(stat_of prefetch_wasted) wasted"
 check "status: memory against the budget" has "$out" "^memory: .* of patterns in .* allocated (budget .*, .* % of it used)"
+if [ "$(stat_of meta_learned)" -gt 0 ] || [ "$(stat_of lookups)" -gt 0 ]; then
+	check "status: metadata blocks and lookups as the kernel counts them" has "$out" \
+		"^metadata: *$(stat_of meta_learned) blocks learnt from opens, $(stat_of meta_readahead) read ahead; $(stat_of lookups) files looked up (the worker waited [0-9.]* s), $(stat_of lookups_spared) spared$"
+else
+	check "status: no metadata line when none was learnt or looked up" \
+		eval '! has "$out" "^metadata:"'
+fi
 if [ -e /sys/kernel/tracing/events/filemap/mm_filemap_get_pages ]; then
 	check "status: no fallback note where the read tracepoints exist" eval '! has "$out" "^note:"'
 else
