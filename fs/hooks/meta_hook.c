@@ -48,6 +48,12 @@ static DEFINE_SPINLOCK(ppf_meta_lock);
 static struct tracepoint *ppf_tp_bio_queue;
 static bool ppf_reg_bio_queue;
 
+/* The current task's slot; under ppf_meta_lock only while it is used. */
+static struct ppf_meta_slot *ppf_meta_slot_current(void)
+{
+	return &ppf_meta_slots[hash_32(current->pid, PPF_META_SLOT_BITS)];
+}
+
 static void ppf_probe_bio_queue(void *data, struct bio *bio)
 {
 	struct ppf_meta_slot *slot;
@@ -65,7 +71,7 @@ static void ppf_probe_bio_queue(void *data, struct bio *bio)
 	if (bio_flagged(bio, BIO_REMAPPED))
 		sector -= get_start_sect(bio->bi_bdev);
 	dev = bio->bi_bdev->bd_dev;
-	slot = &ppf_meta_slots[hash_32(current->pid, PPF_META_SLOT_BITS)];
+	slot = ppf_meta_slot_current();
 	spin_lock_irqsave(&ppf_meta_lock, flags);
 	if (slot->pid != current->pid || slot->dev != dev) {
 		slot->pid = current->pid;
@@ -98,7 +104,7 @@ unsigned int ppf_meta_take(struct block_device *bdev, sector_t *sector)
 
 	if (!bdev || !READ_ONCE(ppf_reg_bio_queue))
 		return 0;
-	slot = &ppf_meta_slots[hash_32(current->pid, PPF_META_SLOT_BITS)];
+	slot = ppf_meta_slot_current();
 	spin_lock_irqsave(&ppf_meta_lock, flags);
 	if (slot->pid == current->pid && slot->nr) {
 		if (slot->dev == bdev->bd_dev) {

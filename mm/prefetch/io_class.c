@@ -42,13 +42,8 @@ int ppf_io_prio(unsigned int class)
 					0 : IOPRIO_BE_NR - 1);
 }
 
-/**
- * ppf_io_class_of() - the class io_class chooses for a file system's reads
- * @sb: the file system
- *
- * Return: IOPRIO_CLASS_IDLE or IOPRIO_CLASS_BE.
- */
-unsigned int ppf_io_class_of(struct super_block *sb)
+/* The class io_class chooses for a file system's reads: idle or best effort. */
+static unsigned int ppf_io_class_of(struct super_block *sb)
 {
 	unsigned int class = READ_ONCE(ppf_config.io_class);
 

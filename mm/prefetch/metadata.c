@@ -220,6 +220,7 @@ void ppf_prefetch_meta(struct ppf_file *f, u64 seq)
 {
 	struct address_space *mapping;
 	struct super_block *sb;
+	pgoff_t end;
 	unsigned int i;
 
 	lockdep_assert_held(&ppf_worker_mutex);
@@ -228,17 +229,21 @@ void ppf_prefetch_meta(struct ppf_file *f, u64 seq)
 	sb = ppf_sb_pin(f->sb);
 	if (!sb)
 		return;
-	ppf_io_class_for(sb);
 	mapping = ppf_bdev_mapping(sb->s_bdev);
-	for (i = 0; mapping && i < f->nr_meta; i++) {
+	if (!mapping)
+		goto out;
+	ppf_io_class_for(sb);
+	end = DIV_ROUND_UP(i_size_read(mapping->host), PAGE_SIZE);
+	for (i = 0; i < f->nr_meta; i++) {
 		pgoff_t index = f->meta[i] >> (PAGE_SHIFT - SECTOR_SHIFT);
 		DEFINE_READAHEAD(ractl, NULL, NULL, mapping, index);
 
-		if (index >= DIV_ROUND_UP(i_size_read(mapping->host), PAGE_SIZE))
+		if (index >= end)
 			continue;
 		page_cache_ra_unbounded(&ractl, 1, 0);
 		ppf_stat_inc(meta_readahead);
 	}
+out:
 	ppf_sb_unpin(sb);
 	ppf_dir_cover(f, seq);
 }
@@ -262,6 +267,7 @@ void ppf_prefetch_dentry(struct super_block *sb, struct ppf_file *f,
 	const struct cred *old;
 	struct dentry *dir, *child;
 	bool found = false;
+	u64 waited;
 
 	lockdep_assert_held(&ppf_worker_mutex);
 	if (!eop->fh_to_parent)
@@ -285,8 +291,9 @@ void ppf_prefetch_dentry(struct super_block *sb, struct ppf_file *f,
 	}
 	dput(dir);
 	ppf_dir_cover(f, seq);
+	waited = ktime_get_ns() - start;
 	ppf_stat_inc(lookups);
-	ppf_stat_add(worker_lookup_ns, ktime_get_ns() - start);
+	ppf_stat_add(worker_lookup_ns, waited);
 	trace_ppf_lookup(ppf_sb_dev(f->sb), f->ino, f->name->name, found,
-			 ktime_get_ns() - start);
+			 waited);
 }

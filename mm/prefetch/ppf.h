@@ -22,11 +22,11 @@
  * while the removal count has not moved.  The metadata blocks a file's
  * open read (the directory block, the inode's; the hooks' meta_hook.c
  * notes them) are read ahead as it enters the plan, and spare the lookup.
- * engine.c starts and stops it all, and swaps what the worker uses.  Everything is controlled with
- * sysctl (sysctl.c, setting ppf_config of config.c; the list of watched
- * types is the hooks' own, set through ppf_sb_set_types()), counted in
- * /proc/predictive_prefetch (stats.c) and visible through tracepoints
- * (ppf_trace.h).
+ * engine.c starts and stops it all, and swaps what the worker uses.
+ * Everything is controlled with sysctl (sysctl.c, setting ppf_config of
+ * config.c; the list of watched types is the hooks' own, set through
+ * ppf_sb_set_types()), counted in /proc/predictive_prefetch (stats.c) and
+ * visible through tracepoints (ppf_trace.h).
  *
  * The files call each other in one direction only, from the hooks down to
  * the models: no file calls a file that calls it back, however
@@ -586,18 +586,17 @@ int ppf_engine_rebuild(const struct ppf_model_params *params,
 		       unsigned int memory_kb, unsigned int isolation,
 		       unsigned int max_domains);
 int ppf_engine_set_io_class(unsigned int class);
-
-/* io_class.c: the worker's I/O class per device; auto is stored as NONE */
-#define PPF_IO_CLASS_AUTO	IOPRIO_CLASS_NONE
-int ppf_io_prio(unsigned int class);
-unsigned int ppf_io_class_of(struct super_block *sb);
-void ppf_io_class_for(struct super_block *sb);
 void ppf_engine_reset(void);
 void ppf_engine_model_stats(struct ppf_model_stats *st,
 			    struct ppf_domain_stats *ds);
 u64 ppf_engine_worker_cpu_ns(void);
 int ppf_engine_restore(struct ppf_restore_file *files, u32 nfiles,
 		       const struct ppf_history_rec *events, u32 nevents);
+
+/* io_class.c: the worker's I/O class per device; auto is stored as NONE */
+#define PPF_IO_CLASS_AUTO	IOPRIO_CLASS_NONE
+int ppf_io_prio(unsigned int class);
+void ppf_io_class_for(struct super_block *sb);
 
 /* inflight.c: the ledger of readahead in flight and prefetches pending */
 bool ppf_inflight_room(unsigned long nr, unsigned long limit);
