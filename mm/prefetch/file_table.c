@@ -333,34 +333,66 @@ void ppf_file_opened(struct ppf_file *f)
 	spin_unlock(&f->lock);
 }
 
+/*
+ * The pages both uses read: the overlap of their spans, in the segments both
+ * touched.  False if they have none in common.
+ */
+static bool ppf_range_agree(pgoff_t *first, pgoff_t *last, u64 *map,
+			    pgoff_t f, pgoff_t l, u64 m)
+{
+	pgoff_t lo = max(*first, f), hi = min(*last, l);
+	u64 both = *map & m & ppf_seg_mask(lo, hi);
+
+	if (lo > hi || !both)
+		return false;
+	*first = lo;
+	*last = hi;
+	*map = both;
+	return true;
+}
+
 /**
- * ppf_file_last_use() - the pages read during the file's latest use
+ * ppf_file_expected_use() - the pages a file's next use is expected to read
  * @f: the entry
  * @first: set to the first page
  * @last: set to the last page
  * @map: set to the segments read (ppf_seg_mask())
  *
+ * Those that both of its last two uses read, where it has two and they
+ * overlap; otherwise those of its latest use.  A use that reads more than
+ * the one before (another program reading the whole file, a file opened
+ * once for its header and once for its body) does not make the next
+ * prediction read it all: the extra pages come back only once two uses in
+ * a row read them.  Reading pages a run does not need costs the device
+ * time that the run's own reads then wait for; not reading them costs only
+ * the gain.  Uses that do not overlap at all (a file read a different part
+ * each time) give no agreement to go by, and the latest one is taken.
+ *
  * Return: false if no read of the file has been seen.
  */
-bool ppf_file_last_use(struct ppf_file *f, pgoff_t *first, pgoff_t *last,
-		       u64 *map)
+bool ppf_file_expected_use(struct ppf_file *f, pgoff_t *first,
+			   pgoff_t *last, u64 *map)
 {
-	bool known = true;
+	bool cur, prev, agree;
 
 	spin_lock(&f->lock);
-	if (f->cur_first <= f->cur_last) {
-		*first = f->cur_first;
-		*last = f->cur_last;
-		*map = f->cur_map;
-	} else if (f->prev_first <= f->prev_last) {
+	cur = f->cur_first <= f->cur_last;
+	prev = f->prev_first <= f->prev_last;
+	if (prev) {
 		*first = f->prev_first;
 		*last = f->prev_last;
 		*map = f->prev_map;
-	} else {
-		known = false;
+	}
+	agree = prev && cur &&
+		ppf_range_agree(first, last, map, f->cur_first, f->cur_last,
+				f->cur_map);
+	if (cur && !agree) {
+		*first = f->cur_first;
+		*last = f->cur_last;
+		*map = f->cur_map;
 	}
 	spin_unlock(&f->lock);
-	return known;
+	return cur || prev;
 }
 
 /**

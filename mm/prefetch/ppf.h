@@ -497,8 +497,8 @@ bool ppf_files_note_read(struct ppf_sb *sb, struct inode *inode,
 void ppf_file_apply_read(struct ppf_file *f, pgoff_t first, pgoff_t last);
 void ppf_file_opened(struct ppf_file *f);
 bool ppf_files_note_open(struct ppf_sb *s, struct inode *inode);
-bool ppf_file_last_use(struct ppf_file *f, pgoff_t *first, pgoff_t *last,
-		       u64 *map);
+bool ppf_file_expected_use(struct ppf_file *f, pgoff_t *first,
+			   pgoff_t *last, u64 *map);
 void ppf_file_set_last_use(struct ppf_file *f, pgoff_t first, pgoff_t last,
 			   u64 map);
 void ppf_files_set_save_index(u32 index);

@@ -22,9 +22,10 @@
  * 6. skip it unless the task whose open led to the prediction may read it;
  *    if no cached path leads to it, look it up in its directory first
  *    (DOC: Metadata);
- * 7. work out the pages to read: those read during the file's latest use
- *    (or its first default_prefetch_kb), capped at max_prefetch_kb and at
- *    the end of the file;
+ * 7. work out the pages to read: those its next use is expected to read,
+ *    which both of its last two uses read (ppf_file_expected_use()), or
+ *    its first default_prefetch_kb if no use read any; capped at
+ *    max_prefetch_kb and at the end of the file;
  * 8. take the next chunk of at most PPF_CHUNK_PAGES of them that is not all
  *    cached (skip the file if none is left);
  * 9. wait ("inflight": the plan keeps it at its head) while as much
@@ -122,8 +123,9 @@ static unsigned long ppf_pages_cached(struct address_space *mapping,
 }
 
 /*
- * The pages wanted: the latest use, or the start of the file; capped.  *@map
- * says which segments of them the latest use touched (all for the start).
+ * The pages wanted: those the next use is expected to read, or the start of
+ * the file; capped.  *@map says which segments of them to read (all for the
+ * start).
  */
 static unsigned long ppf_wanted_range(struct ppf_file *f, pgoff_t *first,
 				      u64 *map)
@@ -131,7 +133,7 @@ static unsigned long ppf_wanted_range(struct ppf_file *f, pgoff_t *first,
 	unsigned long max = READ_ONCE(ppf_config.max_prefetch_kb) >> (PAGE_SHIFT - 10);
 	pgoff_t last;
 
-	if (!ppf_file_last_use(f, first, &last, map)) {
+	if (!ppf_file_expected_use(f, first, &last, map)) {
 		*first = 0;
 		last = (READ_ONCE(ppf_config.default_prefetch_kb) >> (PAGE_SHIFT - 10)) - 1;
 		*map = ~0ULL;

@@ -88,7 +88,7 @@ static void ppf_save_file(struct ppf_state_writer *w, struct ppf_save_fs *fs,
 		rec.name = f->name->name;
 		rec.name_len = f->name->len;
 	}
-	if (ppf_file_last_use(f, &first, &last, &rec.map)) {
+	if (ppf_file_expected_use(f, &first, &last, &rec.map)) {
 		rec.first = (u64)first << PPF_UNIT_SHIFT;
 		rec.last = (((u64)last + 1) << PPF_UNIT_SHIFT) - 1;
 	}
