@@ -197,12 +197,26 @@ while [ $i -le $HOT_RUNS ]; do replay hot-$i $TRACE --events /tmp/ev.tsv; reads_
 if [ "$BLKTRACE" = 1 ]; then
     mkdir -p /tmp/bt
     cd /tmp/bt
+    # ppf's own tracepoints during the same run: what it predicted, skipped
+    # and read, beside what the disk did (ppf-trace.txt.gz)
+    T=/sys/kernel/tracing
+    [ -d $T/events ] || mount -t tracefs tracefs $T 2> /dev/null
+    ppf_ev=$T/events/predictive_prefetch
+    if [ -d $ppf_ev ]; then
+        echo 0 > $T/tracing_on; echo 32768 > $T/buffer_size_kb; echo > $T/trace
+        echo 1 > $ppf_ev/enable; echo 1 > $T/tracing_on
+    fi
     blktrace -d $DEV -a queue -a complete -o bt > /dev/null 2>&1 &
     btpid=$!
     sleep 1
     replay blktrace $TRACE --cold
     sleep 1
     kill -INT $btpid; wait $btpid
+    if [ -d $ppf_ev ]; then
+        echo 0 > $T/tracing_on; echo 0 > $ppf_ev/enable
+        gzip < $T/trace > $OUT/ppf-trace.txt.gz
+        say "ppf tracepoints: $(grep -vc '^#' $T/trace) events"
+    fi
     blkparse -q -i bt -f '%T.%9t %a %d %S %n %p %C\n' 2>/dev/null |
         grep -E '^[0-9.]+ [QC] ' > $OUT/blktrace.txt
     say "blktrace: $(wc -l < $OUT/blktrace.txt) events"

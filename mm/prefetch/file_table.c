@@ -334,20 +334,25 @@ void ppf_file_opened(struct ppf_file *f)
 }
 
 /*
- * The pages both uses read: the overlap of their spans, in the segments both
- * touched.  False if they have none in common.
+ * What two uses say of the next: the span both read, widened towards the
+ * span either read by at most its own size (up first: files are read
+ * forwards), in the segments either touched.  False if the spans do not
+ * overlap.
  */
 static bool ppf_range_agree(pgoff_t *first, pgoff_t *last, u64 *map,
 			    pgoff_t f, pgoff_t l, u64 m)
 {
 	pgoff_t lo = max(*first, f), hi = min(*last, l);
-	u64 both = *map & m & ppf_seg_mask(lo, hi);
+	unsigned long room, up, down;
 
-	if (lo > hi || !both)
+	if (lo > hi)
 		return false;
-	*first = lo;
-	*last = hi;
-	*map = both;
+	room = hi - lo + 1;
+	up = min_t(unsigned long, max(*last, l) - hi, room);
+	down = min_t(unsigned long, lo - min(*first, f), room - up);
+	*first = lo - down;
+	*last = hi + up;
+	*map = (*map | m) & ppf_seg_mask(*first, *last);
 	return true;
 }
 
@@ -358,15 +363,18 @@ static bool ppf_range_agree(pgoff_t *first, pgoff_t *last, u64 *map,
  * @last: set to the last page
  * @map: set to the segments read (ppf_seg_mask())
  *
- * Those that both of its last two uses read, where it has two and they
- * overlap; otherwise those of its latest use.  A use that reads more than
- * the one before (another program reading the whole file, a file opened
- * once for its header and once for its body) does not make the next
- * prediction read it all: the extra pages come back only once two uses in
- * a row read them.  Reading pages a run does not need costs the device
- * time that the run's own reads then wait for; not reading them costs only
- * the gain.  Uses that do not overlap at all (a file read a different part
- * each time) give no agreement to go by, and the latest one is taken.
+ * What its last two uses agree on, and a little more: the pages both read,
+ * and next to them at most as many again of those either read.  One use
+ * that reads much more than the one before (another program reading the
+ * whole file where this one reads its header) does not make the next
+ * prediction read it all, yet a use that reads a little more (a file read
+ * for its first 8 KiB to tell its type, then whole) gets it: each use that
+ * agrees lets the expectation double, as the kernel's own readahead window
+ * does on a sequential read.  Reading pages a run does not need costs the
+ * device time that the run's own reads then wait for; not reading them
+ * costs only the gain.  Uses that do not overlap at all (a file read a
+ * different part each time) give no agreement to go by, and the latest
+ * one is taken; so is a file's only use.
  *
  * Return: false if no read of the file has been seen.
  */

@@ -30,7 +30,8 @@
 	EM(PPF_SKIP_PERM, "perm")	/* the task that caused it may not read it */ \
 	EM(PPF_SKIP_CACHED, "cached")	/* everything to read is already cached */ \
 	EM(PPF_SKIP_LATE, "late")	/* planned, not opened long after it was expected */ \
-	EME(PPF_SKIP_PLAN_FULL, "plan_full")) /* the plan was full of more urgent files */
+	EM(PPF_SKIP_PLAN_FULL, "plan_full") /* the plan was full of more urgent files */ \
+	EME(PPF_SKIP_OPENING, "opening")) /* the file the event opened: its task reads it */
 
 /* Why an event was not used. */
 #define PPF_DROP_REASONS PPF_LIST(					\

@@ -79,6 +79,16 @@ static void ppf_worker_open(struct ppf_event *ev)
 		const struct ppf_prediction *p = &ppf_predictions[i];
 
 		trace_ppf_prediction(id, p->file, p->likelihood, p->lead);
+		/*
+		 * The file just opened is being read by its task: a
+		 * prefetch now would race that read, and would count as
+		 * recent against the file's next prediction.
+		 */
+		if (p->file == id) {
+			ppf_stat_inc(skipped[PPF_SKIP_OPENING]);
+			trace_ppf_prefetch_skip(id, PPF_SKIP_OPENING);
+			continue;
+		}
 		ppf_plan(p->file, ev->cred, ppf_seq, p->lead, i >= PPF_SHALLOW);
 		ppf_forget_gone();
 	}
