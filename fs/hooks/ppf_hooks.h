@@ -4,8 +4,8 @@
  *
  * fs/hooks/ knows file systems, fsnotify and tracepoints; mm/prefetch/
  * knows the model, the file table and readahead.  They meet here, and only
- * here: the hooks deliver events down through the two entry points
- * ppf_event_open() and ppf_event_read(); the engine uses the hooks'
+ * here: the hooks deliver events down through the three entry points
+ * ppf_event_open(), ppf_event_read() and ppf_event_create(); the engine uses the hooks'
  * handles (ppf_sb_*), their removal count and their policy setter.
  */
 #ifndef PPF_HOOKS_H
@@ -47,5 +47,6 @@ unsigned int ppf_meta_take(struct block_device *bdev, sector_t *sector);
 void ppf_event_open(struct ppf_sb *s, struct dentry *dentry, bool exec);
 void ppf_event_read(struct ppf_sb *s, struct inode *inode, pgoff_t first,
 		    pgoff_t last);
+void ppf_event_create(struct ppf_sb *s, struct inode *inode);
 
 #endif /* PPF_HOOKS_H */

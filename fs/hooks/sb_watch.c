@@ -198,7 +198,7 @@ static void ppf_sb_watch(struct super_block *sb)
 	kref_init(&s->kref);		/* the mark's */
 	INIT_LIST_HEAD(&s->node);
 	fsnotify_init_mark(&s->mark, ppf_group);
-	s->mark.mask = FS_OPEN | FS_OPEN_EXEC;
+	s->mark.mask = FS_OPEN | FS_OPEN_EXEC | FS_CREATE;
 	/* Visible before the first event can reach the handler. */
 	spin_lock(&ppf_sbs_lock);
 	list_add_tail_rcu(&s->node, &ppf_sbs);
@@ -299,7 +299,11 @@ struct ppf_sb *ppf_sb_find(const char *type, const u8 *uuid, dev_t dev)
 	return s;
 }
 
-/* The one place a watched file system's open and exec events arrive. */
+/*
+ * The one place a watched file system's open, exec and create events
+ * arrive.  A create names the new file by its inode (data), an open by its
+ * path.
+ */
 static int ppf_sb_handle_event(struct fsnotify_group *group, u32 mask,
 			       const void *data, int data_type,
 			       struct inode *dir, const struct qstr *name,
@@ -309,6 +313,13 @@ static int ppf_sb_handle_event(struct fsnotify_group *group, u32 mask,
 	const struct path *path = fsnotify_data_path(data, data_type);
 	struct inode *inode = path ? d_inode(path->dentry) : NULL;
 
+	if (mark && (mask & FS_CREATE)) {
+		inode = fsnotify_data_inode(data, data_type);
+		if (inode && S_ISREG(inode->i_mode))
+			ppf_event_create(container_of(mark, struct ppf_sb, mark),
+					 inode);
+		return 0;
+	}
 	if (!mark || !inode || !S_ISREG(inode->i_mode))
 		return 0;
 	ppf_event_open(container_of(mark, struct ppf_sb, mark), path->dentry,

@@ -30,6 +30,7 @@ struct ppf_config ppf_config = {
 	.isolation = PPF_ISOLATION_NONE,
 	.max_domains = 8,
 	.save_events = 65536,
+	.skip_new_files_ms = 60 * MSEC_PER_SEC,
 };
 
 /**

@@ -5,8 +5,8 @@
  * DOC: File table
  *
  * Each file seen opening gets an entry with a 32-bit id (what the model
- * knows it by), its file handle (how the worker finds it again), and the
- * page ranges read during its latest uses.  No entry holds a reference on a
+ * knows it by), its file handle (how the worker finds it again), and what
+ * its uses read (DOC: Uses of a file).  No entry holds a reference on a
  * dentry, an inode or a mount, so no file system is kept busy and a file
  * deleted meanwhile simply fails to decode and is forgotten.
  *
@@ -40,27 +40,6 @@ static inline struct hlist_head *ppf_key_bucket(const struct ppf_sb *s, u64 ino)
 static inline struct hlist_head *ppf_id_bucket(u32 id)
 {
 	return &ppf_id_hash[hash_32(id, PPF_FILE_HASH_BITS)];
-}
-
-/* A range with first > last is empty. */
-static inline void ppf_range_clear(pgoff_t *first, pgoff_t *last)
-{
-	*first = 1;
-	*last = 0;
-}
-
-static void ppf_range_extend(pgoff_t *first, pgoff_t *last, pgoff_t f,
-			     pgoff_t l)
-{
-	if (*first > *last) {
-		*first = f;
-		*last = l;
-		return;
-	}
-	if (f < *first)
-		*first = f;
-	if (l > *last)
-		*last = l;
 }
 
 int ppf_files_init(void)
@@ -204,8 +183,7 @@ struct ppf_file *ppf_files_add(struct ppf_event *ev)
 	f->name = ev->name;
 	f->dir_ino = f->name ? ev->dir_ino : 0;
 	ev->name = NULL;
-	ppf_range_clear(&f->cur_first, &f->cur_last);
-	ppf_range_clear(&f->prev_first, &f->prev_last);
+	ppf_uses_init(&f->uses);
 	hlist_add_head_rcu(&f->key_node, ppf_key_bucket(f->sb, f->ino));
 	hlist_add_head(&f->id_node, ppf_id_bucket(f->id));
 	list_add_tail(&f->lru, &ppf_lru);
@@ -261,10 +239,8 @@ struct ppf_file *ppf_files_find_id(u32 id)
 void ppf_file_apply_read(struct ppf_file *f, pgoff_t first, pgoff_t last)
 {
 	spin_lock(&f->lock);
-	if (!f->dead) {
-		ppf_range_extend(&f->cur_first, &f->cur_last, first, last);
-		f->cur_map |= ppf_seg_mask(first, last);
-	}
+	if (!f->dead)
+		ppf_uses_read(&f->uses, first, last);
 	spin_unlock(&f->lock);
 }
 
@@ -323,37 +299,9 @@ bool ppf_files_note_open(struct ppf_sb *s, struct inode *inode)
 void ppf_file_opened(struct ppf_file *f)
 {
 	spin_lock(&f->lock);
-	if (!f->dead && f->cur_first <= f->cur_last) {
-		f->prev_first = f->cur_first;
-		f->prev_last = f->cur_last;
-		f->prev_map = f->cur_map;
-		ppf_range_clear(&f->cur_first, &f->cur_last);
-		f->cur_map = 0;
-	}
+	if (!f->dead)
+		ppf_uses_open(&f->uses);
 	spin_unlock(&f->lock);
-}
-
-/*
- * What two uses say of the next: the span both read, widened towards the
- * span either read by at most its own size (up first: files are read
- * forwards), in the segments either touched.  False if the spans do not
- * overlap.
- */
-static bool ppf_range_agree(pgoff_t *first, pgoff_t *last, u64 *map,
-			    pgoff_t f, pgoff_t l, u64 m)
-{
-	pgoff_t lo = max(*first, f), hi = min(*last, l);
-	unsigned long room, up, down;
-
-	if (lo > hi)
-		return false;
-	room = hi - lo + 1;
-	up = min_t(unsigned long, max(*last, l) - hi, room);
-	down = min_t(unsigned long, lo - min(*first, f), room - up);
-	*first = lo - down;
-	*last = hi + up;
-	*map = (*map | m) & ppf_seg_mask(*first, *last);
-	return true;
 }
 
 /**
@@ -361,50 +309,31 @@ static bool ppf_range_agree(pgoff_t *first, pgoff_t *last, u64 *map,
  * @f: the entry
  * @first: set to the first page
  * @last: set to the last page
- * @map: set to the segments read (ppf_seg_mask())
+ * @map: set to the segments to read (ppf_seg_mask())
  *
- * What its last two uses agree on, and a little more: the pages both read,
- * and next to them at most as many again of those either read.  One use
- * that reads much more than the one before (another program reading the
- * whole file where this one reads its header) does not make the next
- * prediction read it all, yet a use that reads a little more (a file read
- * for its first 8 KiB to tell its type, then whole) gets it: each use that
- * agrees lets the expectation double, as the kernel's own readahead window
- * does on a sequential read.  Reading pages a run does not need costs the
- * device time that the run's own reads then wait for; not reading them
- * costs only the gain.  Uses that do not overlap at all (a file read a
- * different part each time) give no agreement to go by, and the latest
- * one is taken; so is a file's only use.
+ * See DOC: Uses of a file.
  *
  * Return: false if no read of the file has been seen.
  */
 bool ppf_file_expected_use(struct ppf_file *f, pgoff_t *first,
 			   pgoff_t *last, u64 *map)
 {
-	bool cur, prev, agree;
+	struct ppf_use use;
+	bool known;
 
 	spin_lock(&f->lock);
-	cur = f->cur_first <= f->cur_last;
-	prev = f->prev_first <= f->prev_last;
-	if (prev) {
-		*first = f->prev_first;
-		*last = f->prev_last;
-		*map = f->prev_map;
-	}
-	agree = prev && cur &&
-		ppf_range_agree(first, last, map, f->cur_first, f->cur_last,
-				f->cur_map);
-	if (cur && !agree) {
-		*first = f->cur_first;
-		*last = f->cur_last;
-		*map = f->cur_map;
-	}
+	known = ppf_uses_expected(&f->uses, &use);
 	spin_unlock(&f->lock);
-	return cur || prev;
+	if (known) {
+		*first = use.first;
+		*last = use.last;
+		*map = use.map;
+	}
+	return known;
 }
 
 /**
- * ppf_file_set_last_use() - set the pages of a file's last use
+ * ppf_file_set_last_use() - start a file from the use saved with it
  * @f: the entry, with no use seen since it was added
  * @first: first page (> @last: not known)
  * @last: last page
@@ -415,12 +344,10 @@ bool ppf_file_expected_use(struct ppf_file *f, pgoff_t *first,
 void ppf_file_set_last_use(struct ppf_file *f, pgoff_t first, pgoff_t last,
 			   u64 map)
 {
-	if (first > last)
-		return;
+	struct ppf_use use = { first, last, map };
+
 	spin_lock(&f->lock);
-	f->prev_first = first;
-	f->prev_last = last;
-	f->prev_map = map;
+	ppf_uses_restore(&f->uses, &use);
 	spin_unlock(&f->lock);
 }
 

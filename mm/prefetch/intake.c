@@ -162,6 +162,12 @@ static void __ppf_event_open(struct ppf_sb *s, struct dentry *dentry,
 		ppf_stat_inc(events_exec);
 	else
 		ppf_stat_inc(events_open);
+	if (ppf_born_recently(s, inode->i_ino)) {
+		/* The metadata this open read is its own: not the next one's. */
+		ppf_meta_take(inode->i_sb->s_bdev, ev.meta);
+		ppf_stat_inc(dropped[PPF_DROP_CREATED]);
+		return;
+	}
 	rcu_read_lock();
 	known = ppf_files_note_open(s, inode);
 	rcu_read_unlock();
@@ -199,7 +205,8 @@ static void __ppf_event_read(struct ppf_sb *s, struct inode *inode,
 	if (!READ_ONCE(ppf_config.enabled) || ppf_payoff_paused(inode->i_sb))
 		return;
 	ppf_stat_inc(events_read);
-	if (ppf_files_note_read(s, inode, first, last))
+	if (ppf_files_note_read(s, inode, first, last) ||
+	    ppf_born_recently(s, inode->i_ino))
 		return;
 	/* Not in the table yet: its open may still be queued. */
 	memset(&ev, 0, sizeof(ev));
@@ -263,6 +270,21 @@ void ppf_event_read(struct ppf_sb *s, struct inode *inode, pgoff_t first,
 	start = local_clock();
 	__ppf_event_read(s, inode, first, last);
 	ppf_stat_add(hook_read_ns, local_clock() - start);
+}
+
+/**
+ * ppf_event_create() - a regular file was created on a watched file system
+ * @s: the file system
+ * @inode: the new file
+ *
+ * Called by the hooks in the creating task's context; never sleeps.  Its
+ * opens in the next moments are not learnt (DOC: Files created a moment
+ * ago).
+ */
+void ppf_event_create(struct ppf_sb *s, struct inode *inode)
+{
+	if (READ_ONCE(ppf_config.enabled))
+		ppf_born_note(s, inode->i_ino);
 }
 
 /**

@@ -40,18 +40,20 @@
  * One line per file, in the order an event meets them:
  *
  *  - fs/hooks/hooks.c: the hooks' lifecycle: set up, hook in, unhook, free
- *  - fs/hooks/sb_watch.c: watched file systems, open/exec marks, types
+ *  - fs/hooks/sb_watch.c: watched file systems, open/exec/create marks, types
  *  - fs/hooks/sb.c: a watched file system's record: references, pinning
  *  - fs/hooks/read_hook.c: read tracepoints: pages used, discovery
  *  - fs/hooks/meta_hook.c: the metadata blocks each open read
  *  - fs/hooks/removal_hook.c: folios leaving the page cache, counted
  *  - mm/prefetch/intake.c: the hooks' entry points, waking the worker
+ *  - mm/prefetch/born.c: files created a moment ago, not learnt
  *  - mm/prefetch/event_ring.c: the ring of events from hooks to worker
  *  - mm/prefetch/context.c: the stream of opens (context) of an event
  *  - mm/prefetch/domain.c: isolation: a model per user or cgroup
  *  - mm/prefetch/worker.c: the worker: events to the model, to the plan
  *  - mm/prefetch/forget.c: a file remembered and forgotten, in order
  *  - mm/prefetch/file_table.c: the files remembered, by handle, and ids
+ *  - mm/prefetch/use.c: what a file's uses read, what the next will
  *  - mm/prefetch/history.c: the recent opens, kept for saving
  *  - mm/prefetch/lookahead.c: how many files ahead to predict
  *  - mm/prefetch/pacing.c: the plan of predicted files, and its timer
@@ -133,6 +135,8 @@
  * @max_domains: most domains with a model at once under isolation; each
  *	gets @memory_kb / @max_domains
  * @save_events: most recent opens kept for saving what was learnt
+ * @skip_new_files_ms: opens of a file this soon after its creation are not
+ *	learnt (born.c; 0: every open is)
  *	(history.c)
  * @lookahead: most files predicted after one event, 1..PPF_MAX_PREDICTIONS
  *	(@model's max_predictions is PPF_MAX_PREDICTIONS, so that this one can
@@ -157,6 +161,7 @@ struct ppf_config {
 	unsigned int isolation;
 	unsigned int max_domains;
 	unsigned int save_events;
+	unsigned int skip_new_files_ms;
 };
 
 /* What a context is (vm.predictive_prefetch.contexts, context.c). */
@@ -426,6 +431,39 @@ static inline bool ppf_seg_used(u64 map, pgoff_t index)
 }
 
 /**
+ * struct ppf_use - the pages of a file a use read
+ * @first: first page (> @last: none)
+ * @last: last page
+ * @map: the segments between them it touched (ppf_seg_mask())
+ */
+struct ppf_use {
+	pgoff_t first;
+	pgoff_t last;
+	u64 map;
+};
+
+/**
+ * struct ppf_uses - what a file's uses read (DOC: Uses of a file)
+ * @cur: the use going on: what was read since the latest open
+ * @core: what the finished uses agree on
+ * @full: what they read together
+ * @past: how often a use reads outside @core, out of 256 (moving average)
+ */
+struct ppf_uses {
+	struct ppf_use cur;
+	struct ppf_use core;
+	struct ppf_use full;
+	u8 past;
+};
+
+/* use.c: under the file's lock */
+void ppf_uses_init(struct ppf_uses *u);
+void ppf_uses_read(struct ppf_uses *u, pgoff_t first, pgoff_t last);
+void ppf_uses_open(struct ppf_uses *u);
+bool ppf_uses_expected(const struct ppf_uses *u, struct ppf_use *out);
+void ppf_uses_restore(struct ppf_uses *u, const struct ppf_use *use);
+
+/**
  * struct ppf_file - what ppf remembers of one file
  * @key_node: in the (sb, ino) hash, RCU-protected for the read hook
  * @id_node: in the id hash (worker only)
@@ -441,12 +479,7 @@ static inline bool ppf_seg_used(u64 map, pgoff_t index)
  * @fh_type: file handle type
  * @fh: file handle, with its directory's if @name is set
  * @name: its name in that directory (NULL: not known), see DOC: Metadata
- * @cur_first: first page read since the latest open (> @cur_last: none)
- * @cur_last: last page read since the latest open
- * @prev_first: first page read during the use before that
- * @prev_last: last page read during the use before that
- * @cur_map: segments read since the latest open (ppf_seg_mask())
- * @prev_map: segments read during the use before that
+ * @uses: what its uses read (use.c)
  * @prefetch: what readahead.c knows of it
  * @save_index: its index in a state being saved (state.c; worker mutex)
  * @nr_meta: how many of @meta are set
@@ -470,9 +503,7 @@ struct ppf_file {
 	u8 fh_type;
 	u32 fh[PPF_FH_WORDS];
 	struct ppf_name *name;
-	pgoff_t cur_first, cur_last;
-	pgoff_t prev_first, prev_last;
-	u64 cur_map, prev_map;
+	struct ppf_uses uses;
 	struct ppf_prefetch_state prefetch;
 	u32 save_index;
 	unsigned int nr_meta;
@@ -561,6 +592,10 @@ void ppf_prefetch_dentry(struct super_block *sb, struct ppf_file *f,
 
 /* shared.c */
 extern struct mutex ppf_worker_mutex;
+
+/* born.c */
+void ppf_born_note(const struct ppf_sb *s, unsigned long ino);
+bool ppf_born_recently(const struct ppf_sb *s, unsigned long ino);
 
 /* intake.c: the hooks' entry points are in fs/hooks/ppf_hooks.h */
 void ppf_intake_init(void);

@@ -39,7 +39,8 @@
 	EM(PPF_DROP_RING_FULL, "ring_full")	/* the worker is behind */	\
 	EM(PPF_DROP_NO_HANDLE, "no_handle")	/* the file system could not encode a handle */ \
 	EM(PPF_DROP_NO_MEMORY, "no_memory")	/* a file-table entry could not be allocated */ \
-	EME(PPF_DROP_PAUSED, "paused"))	/* its device is paused: prefetching did not pay there */
+	EM(PPF_DROP_PAUSED, "paused")	/* its device is paused: prefetching did not pay there */ \
+	EME(PPF_DROP_CREATED, "created")) /* the file was created a moment ago (born.c) */
 
 #undef EM
 #undef EME

@@ -421,6 +421,9 @@ static struct ctl_table ppf_sysctl_table[] = {
 	/* 24 bytes an open: at most 24 MiB. */
 	PPF_UINT("save_events", &ppf_config.save_events, 0, 1024 * 1024,
 		 ppf_apply_save_events),
+	/* At most an hour. */
+	PPF_UINT("skip_new_files_ms", &ppf_config.skip_new_files_ms, 0,
+		 3600 * MSEC_PER_SEC, NULL),
 	PPF_UINT("reset", &ppf_reset_value, 1, 1, ppf_apply_reset),
 	PPF_CTL_TABLE_END
 };

@@ -1,8 +1,8 @@
 # test_sysctl.sh - every sysctl refuses bad values with EINVAL, keeping the old
 . /ppf/guest/lib.sh
 
-# 16 names x 4 in the first loop, 11 in the second, 97 checks after them.
-plan 172
+# 17 names x 4 in the first loop, 11 in the second, 100 checks after them.
+plan 179
 load_ppf || { echo "FAIL insmod"; exit 1; }
 
 accept() {
@@ -11,7 +11,8 @@ accept() {
 
 for name in enabled partition_size model_order threshold max_prefetch_kb \
 	    default_prefetch_kb max_inflight_kb memory_kb max_files backoff \
-	    metadata lookahead max_contexts max_domains save_events reset; do
+	    metadata lookahead max_contexts max_domains save_events skip_new_files_ms \
+	    reset; do
 	check "$name: negative refused" refuse $name -1
 	check "$name: huge refused" refuse $name 99999999999
 	check "$name: non-numeric refused" refuse $name abc
@@ -30,6 +31,9 @@ check "memory_kb: too small for 64 nodes refused" refuse memory_kb 1
 check "memory_kb: 1 GiB + 1 refused" refuse memory_kb 1048577
 check "max_files: 63 refused" refuse max_files 63
 check "reset: 2 refused" refuse reset 2
+check "skip_new_files_ms: 60000 by default" eq "$(cat $PPF/skip_new_files_ms)" 60000
+check "skip_new_files_ms: 3600001 refused" refuse skip_new_files_ms 3600001
+check "skip_new_files_ms: 0 accepted" accept skip_new_files_ms 0
 check "save_events: 65536 by default" eq "$(cat $PPF/save_events)" 65536
 check "save_events: 1048577 refused" refuse save_events 1048577
 check "save_events: 0 accepted (nothing kept to save)" accept save_events 0
