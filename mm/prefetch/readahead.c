@@ -22,10 +22,9 @@
  * 6. skip it unless the task whose open led to the prediction may read it;
  *    if no cached path leads to it, look it up in its directory first
  *    (DOC: Metadata);
- * 7. work out the pages to read: those its next use is expected to read,
- *    which both of its last two uses read (ppf_file_expected_use()), or
- *    its first default_prefetch_kb if no use read any; capped at
- *    max_prefetch_kb and at the end of the file;
+ * 7. work out the pages to read: those its next use is expected to read
+ *    (DOC: Uses of a file), or its first default_prefetch_kb if no use
+ *    read any; capped at max_prefetch_kb and at the end of the file;
  * 8. take the next chunk of at most PPF_CHUNK_PAGES of them that is not all
  *    cached (skip the file if none is left);
  * 9. wait ("inflight": the plan keeps it at its head) while as much
@@ -193,7 +192,7 @@ static bool ppf_known_cached(struct ppf_file *f)
 
 /*
  * The next chunk of the pages to read, from *@next on (0: from the start of
- * the range): a piece of one segment that the latest use touched (@map) and
+ * the range): a piece of one segment that the expected use touches (@map) and
  * that is not all cached.  Returns its size (0: nothing is left) and sets
  * *@first; counts the cached pages it moved over, and in *@cached those of
  * the chunk returned.
