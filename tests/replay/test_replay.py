@@ -456,6 +456,29 @@ def test_open_waits_for_its_creator_only(tmp_path):
     assert d["ops"]["read"]["count"] == 3 and d["bytes"]["read"] == 1048576 + 100 + 8192
 
 
+def test_removal_waits_for_an_open_it_overlapped(tmp_path):
+    """Pid 42 makes a file, pid 43 opens and reads it, pid 42 removes it; the
+    unlink is recorded as starting while 43's open was still running (how
+    strace's timestamps can come out under load). The unlink waits for that
+    open (its dep), so the open finds the file and the read has its fd."""
+    files = [(0, "new", "tmpf")]
+    ev = ["0 1000 42 open 0 0x241 3",
+          "2000 1000 42 write 0 3 0 100 100",
+          "4000 1000 42 close 0 3 0",
+          "6000 3000 43 open 0 0x0 3",
+          "7000 500 42 unlink 0 0",
+          "10000 1000 43 read 0 3 0 100 100",
+          "12000 1000 43 close 0 3 0"]
+    t = write_trace(tmp_path / "u.trace", files, ev)
+    replay("build-tree", t, tmp_path / "tree")
+    for _ in range(5):
+        d = run_json(t, tmp_path / "tree", tmp_path, "--think=sleep")
+        e = d["errors"]
+        assert (e["unexpected"], e["no_fd"], e["unexpected_successes"]) == (0, 0, 0), e
+        assert d["trace"]["dependencies"] == 1      # the unlink on 43's open
+        assert d["ops"]["read"]["count"] == 1 and d["bytes"]["read"] == 100
+
+
 def c_project(root):
     """A small C project: eight objects in an archive (ar, ranlib: they dup the
     archive's fd) and a program linked against it."""

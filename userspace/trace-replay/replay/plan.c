@@ -183,14 +183,30 @@ static void plan_dep_candidate(struct replay_state *r, size_t i, uint64_t c)
 		e->dep = c;
 }
 
+/* Does event i take a path away from later lookups (unlink, rename, rmdir)? */
+static int plan_removes(const struct replay_event *e)
+{
+	return (e->op == PPF_OP_UNLINK || e->op == PPF_OP_RENAME || e->op == PPF_OP_RMDIR) &&
+	       e->res == 0;
+}
+
+/* Did event i look its path up (open, exec, stat)? */
+static int plan_looks_up(const struct replay_event *e)
+{
+	return e->op == PPF_OP_OPEN || e->op == PPF_OP_EXEC || e->op == PPF_OP_STAT;
+}
+
 /*
  * Event i's dep: for an fd op, what made its slot or last used it (a slot
  * shared by inheritance is used in the recorded order, so its real close
  * comes after every other holder's calls); for a path op, what last changed
- * its path or that path's directory.
+ * its path or that path's directory, and for a removal also the latest
+ * lookup of the path (a removal recorded while another process's open of
+ * the same path was still running, as strace's timestamps can show under
+ * load, must not make that open fail in the replay).
  */
 static void plan_dep(struct replay_state *r, size_t i, const uint64_t *last,
-		     const uint32_t *parent, uint64_t *slot_use)
+		     const uint32_t *parent, uint64_t *slot_use, const uint64_t *looked)
 {
 	struct replay_event *e = &r->ev[i];
 	uint32_t files[2] = { e->file, e->file2 };
@@ -220,6 +236,8 @@ static void plan_dep(struct replay_state *r, size_t i, const uint64_t *last,
 		plan_dep_candidate(r, i, last[files[k]]);
 		if (parent[files[k]] != PLAN_NONE)
 			plan_dep_candidate(r, i, last[parent[files[k]]]);
+		if (plan_removes(e))
+			plan_dep_candidate(r, i, looked[files[k]]);
 	}
 }
 
@@ -241,22 +259,24 @@ static int plan_can_overlap(const struct replay_state *r, size_t i)
  * a serial trace need_i = i), and until its dep has completed: the latest
  * event of another thread among those that made or last used its fd slot
  * (open, dup, an inherited fd's other holders) or last changed its path or
- * that path's directory (create, write, rename, unlink, mkdir, rmdir), when
- * that event is not already in the prefix. An open no longer waits for
+ * that path's directory (create, write, rename, unlink, mkdir, rmdir) or,
+ * for a removal, last looked the path up (open, exec, stat), when that
+ * event is not already in the prefix. An open no longer waits for
  * every earlier event: only for these.
  */
 static int plan_order(struct replay_state *r, const struct ppf_trace *t)
 {
 	uint64_t *last = malloc((r->nfiles + 1) * sizeof(*last));
+	uint64_t *looked = malloc((r->nfiles + 1) * sizeof(*looked));
 	uint32_t *parent = malloc((r->nfiles + 1) * sizeof(*parent));
 	uint64_t *slot_use = malloc((r->nslots + 1) * sizeof(*slot_use));
 	size_t p = 0;
 
 	r->dep_head = malloc((r->nev + 1) * sizeof(*r->dep_head));
-	if (!last || !parent || !slot_use || !r->dep_head || plan_parents(t, parent))
+	if (!last || !looked || !parent || !slot_use || !r->dep_head || plan_parents(t, parent))
 		return -1;
 	for (size_t f = 0; f < r->nfiles; f++)
-		last[f] = REPLAY_NO_DEP;
+		last[f] = looked[f] = REPLAY_NO_DEP;
 	for (size_t s = 0; s < r->nslots; s++)
 		slot_use[s] = REPLAY_NO_DEP;
 	for (size_t i = 0; i < r->nev; i++) {
@@ -266,7 +286,7 @@ static int plan_order(struct replay_state *r, const struct ppf_trace *t)
 		while (p < i && r->ev[p].end <= e->start)
 			p++;
 		e->need = p;
-		plan_dep(r, i, last, parent, slot_use);
+		plan_dep(r, i, last, parent, slot_use, looked);
 		if (e->dep != REPLAY_NO_DEP) {
 			e->dep_next = r->dep_head[e->dep];
 			r->dep_head[e->dep] = i;
@@ -281,8 +301,11 @@ static int plan_order(struct replay_state *r, const struct ppf_trace *t)
 			if (e->file2 != PPF_TRACE_NO_FILE)
 				last[e->file2] = i;
 		}
+		if (plan_looks_up(e) && e->file != PPF_TRACE_NO_FILE)
+			looked[e->file] = i;
 	}
 	free(last);
+	free(looked);
 	free(parent);
 	free(slot_use);
 	return 0;
