@@ -11,8 +11,8 @@
  * the count of folios leaving the page cache (removal_hook.c).  They are
  * set up at load, hooked in only while ppf is enabled (with no probe and
  * no mark left, disabled costs the system nothing), and torn down at
- * unload, here.  Nothing in fs/hooks/ calls into mm/prefetch/ but the two
- * event entry points (ppf_hooks.h).
+ * unload, here.  Nothing in fs/hooks/ calls into mm/prefetch/ but the
+ * three event entry points (ppf_hooks.h).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

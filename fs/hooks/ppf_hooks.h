@@ -5,8 +5,9 @@
  * fs/hooks/ knows file systems, fsnotify and tracepoints; mm/prefetch/
  * knows the model, the file table and readahead.  They meet here, and only
  * here: the hooks deliver events down through the three entry points
- * ppf_event_open(), ppf_event_read() and ppf_event_create(); the engine uses the hooks'
- * handles (ppf_sb_*), their removal count and their policy setter.
+ * ppf_event_open(), ppf_event_read() and ppf_event_create(); the engine
+ * uses the hooks' handles (ppf_sb_*), their removal count and their policy
+ * setter.
  */
 #ifndef PPF_HOOKS_H
 #define PPF_HOOKS_H

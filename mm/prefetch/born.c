@@ -19,13 +19,13 @@
  *
  * So the hooks tell ppf when a regular file is created (FS_CREATE on the
  * file system's fsnotify mark), and its opens within skip_new_files_ms of
- * that (a minute by default) are not events (dropped_created): not learnt, nothing predicted from
- * them, no entry in the file table; the model's context goes on from the
- * opens around them.  A file that outlives that, data fetched once and
- * used every day after, is learnt from its first open after it.  What is
- * lost: a file that a pattern reads within a minute of creating it is not
- * prefetched, and it is nearly always still in the page cache then, just
- * written.
+ * that (a minute by default) are not events (dropped_created): not learnt,
+ * nothing predicted from them, no entry in the file table; the model's
+ * context goes on from the opens around them.  A file that outlives that,
+ * data fetched once and used every day after, is learnt from its first
+ * open after it.  What is lost: a file that a pattern reads within a
+ * minute of creating it is not prefetched, and it is nearly always still
+ * in the page cache then, just written.
  *
  * The table is direct-mapped and lossy: a creation takes the slot its hash
  * names, and a file whose slot was taken since is learnt like any other, as
