@@ -511,6 +511,7 @@ static void ppf_cm_destroy(struct ppf_model *model)
 	ppf_free(cm);
 }
 
+#ifdef PPF_MODEL_CHECKS
 static u32 ppf_cm_pattern_count(const struct ppf_model *model,
 				const u32 *files, u32 len)
 {
@@ -543,14 +544,17 @@ static const char *ppf_cm_check(struct ppf_model *model)
 	}
 	return ppf_trie_check(&cm->trie, ppf_ctx_table_streams(&model->contexts));
 }
+#endif /* PPF_MODEL_CHECKS */
 
 static const struct ppf_model_ops ppf_context_model_ops = {
 	.context_start = ppf_cm_context_start,
 	.event = ppf_cm_event,
 	.stats = ppf_cm_stats,
 	.destroy = ppf_cm_destroy,
+#ifdef PPF_MODEL_CHECKS
 	.pattern_count = ppf_cm_pattern_count,
 	.check = ppf_cm_check,
+#endif
 };
 
 /**

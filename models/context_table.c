@@ -314,6 +314,7 @@ u32 ppf_ctx_table_latest(const struct ppf_ctx_table *t, u32 slot, u32 self)
 	return slot;
 }
 
+#ifdef PPF_MODEL_CHECKS
 /**
  * ppf_ctx_table_check() - verify the table's invariants
  * @t: the table
@@ -350,3 +351,4 @@ const char *ppf_ctx_table_check(const struct ppf_ctx_table *t)
 		return "cached last context is stale";
 	return NULL;
 }
+#endif /* PPF_MODEL_CHECKS */

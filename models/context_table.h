@@ -79,7 +79,9 @@ void ppf_ctx_table_stamp(struct ppf_ctx_table *t, u32 slot, u32 parent,
 u32 ppf_ctx_table_again(struct ppf_ctx_table *t, u32 id, u32 parent);
 void ppf_ctx_table_clear(struct ppf_ctx_table *t);
 u32 ppf_ctx_table_latest(const struct ppf_ctx_table *t, u32 slot, u32 self);
+#ifdef PPF_MODEL_CHECKS
 const char *ppf_ctx_table_check(const struct ppf_ctx_table *t);
+#endif
 
 /* How many contexts may have had walks at once: at most the slots. */
 static inline u32 ppf_ctx_table_streams(const struct ppf_ctx_table *t)

@@ -152,6 +152,7 @@ u32 ppf_index_clock_victim(struct ppf_file_index *index,
 	return PPF_NIL;
 }
 
+#ifdef PPF_MODEL_CHECKS
 /**
  * ppf_index_check() - verify the index against its nodes
  * @index: the index
@@ -181,3 +182,4 @@ const char *ppf_index_check(const struct ppf_file_index *index,
 	}
 	return *entries == index->used ? NULL : "index entry count out of step";
 }
+#endif /* PPF_MODEL_CHECKS */

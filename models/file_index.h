@@ -40,8 +40,10 @@ void ppf_index_remove(struct ppf_file_index *index,
 		      const struct ppf_node_pool *pool, u32 root);
 u32 ppf_index_clock_victim(struct ppf_file_index *index,
 			   struct ppf_node_pool *pool, u32 keep);
+#ifdef PPF_MODEL_CHECKS
 const char *ppf_index_check(const struct ppf_file_index *index,
 			    const struct ppf_node_pool *pool, u32 *entries);
+#endif
 
 static inline u32 ppf_index_home(const struct ppf_file_index *index, u32 file)
 {

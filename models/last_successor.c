@@ -146,6 +146,7 @@ static void ppf_ls_destroy(struct ppf_model *model)
 	ppf_free(ls);
 }
 
+#ifdef PPF_MODEL_CHECKS
 static u32 ppf_ls_pattern_count(const struct ppf_model *model,
 				const u32 *files, u32 len)
 {
@@ -176,14 +177,17 @@ static const char *ppf_ls_check(struct ppf_model *model)
 		return "files in the index and nodes in use out of step";
 	return NULL;
 }
+#endif /* PPF_MODEL_CHECKS */
 
 static const struct ppf_model_ops ppf_last_successor_ops = {
 	.context_start = ppf_ls_context_start,
 	.event = ppf_ls_event,
 	.stats = ppf_ls_stats,
 	.destroy = ppf_ls_destroy,
+#ifdef PPF_MODEL_CHECKS
 	.pattern_count = ppf_ls_pattern_count,
 	.check = ppf_ls_check,
+#endif
 };
 
 /**

@@ -357,6 +357,7 @@ void ppf_model_stats_add(struct ppf_model_stats *sum,
 	sum->contexts_reclaimed += one->contexts_reclaimed;
 }
 
+#ifdef PPF_MODEL_CHECKS
 /**
  * ppf_model_pattern_count() - how often the model counted a pattern
  * @model: the model
@@ -392,3 +393,4 @@ const char *ppf_model_check(struct ppf_model *model)
 
 	return why ? why : model->ops->check(model);
 }
+#endif /* PPF_MODEL_CHECKS */

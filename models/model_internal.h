@@ -24,8 +24,9 @@ struct ppf_model;
  *	@max_out predictions, most likely and soonest first; never allocates
  * @stats: fill in the model-specific statistics
  * @destroy: free the model
- * @pattern_count: the count kept for a pattern (tests, simulator)
+ * @pattern_count: the count kept for a pattern (PPF_MODEL_CHECKS only)
  * @check: verify the model's invariants; NULL or what is broken
+ *	(PPF_MODEL_CHECKS only)
  */
 struct ppf_model_ops {
 	void (*context_start)(struct ppf_model *model, u32 slot, u32 parent);
@@ -34,9 +35,11 @@ struct ppf_model_ops {
 	void (*stats)(const struct ppf_model *model,
 		      struct ppf_model_stats *stats);
 	void (*destroy)(struct ppf_model *model);
+#ifdef PPF_MODEL_CHECKS
 	u32 (*pattern_count)(const struct ppf_model *model, const u32 *files,
 			     u32 len);
 	const char *(*check)(struct ppf_model *model);
+#endif
 };
 
 /**

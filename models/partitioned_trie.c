@@ -416,6 +416,7 @@ u32 ppf_trie_child(const struct ppf_trie *trie, u32 parent, u32 file)
 	return ch;
 }
 
+#ifdef PPF_MODEL_CHECKS
 /**
  * ppf_trie_pattern_count() - how often a pattern was counted
  * @trie: the trie
@@ -533,3 +534,4 @@ const char *ppf_trie_check(struct ppf_trie *trie, u32 streams)
 		return "nodes in use not all reachable from a partition";
 	return NULL;
 }
+#endif /* PPF_MODEL_CHECKS */

@@ -76,9 +76,11 @@ u32 ppf_trie_touch_root_slow(struct ppf_trie *trie, u32 file, u32 root);
 u32 ppf_trie_step(struct ppf_trie *trie, u32 root, u32 parent, u32 file,
 		  bool create, bool *created);
 u32 ppf_trie_child(const struct ppf_trie *trie, u32 parent, u32 file);
+#ifdef PPF_MODEL_CHECKS
 u32 ppf_trie_pattern_count(const struct ppf_trie *trie, const u32 *files,
 			   u32 len);
 const char *ppf_trie_check(struct ppf_trie *trie, u32 streams);
+#endif
 
 /**
  * ppf_trie_touch_root() - count an occurrence of @file as a first-order node

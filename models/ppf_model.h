@@ -154,9 +154,11 @@ void ppf_model_stats(const struct ppf_model *model,
 		     struct ppf_model_stats *stats);
 void ppf_model_stats_add(struct ppf_model_stats *sum,
 			 const struct ppf_model_stats *one);
+#ifdef PPF_MODEL_CHECKS
 u32 ppf_model_pattern_count(const struct ppf_model *model, const u32 *files,
 			    u32 len);
 const char *ppf_model_check(struct ppf_model *model);
+#endif
 const char *ppf_model_kind_name(enum ppf_model_kind kind);
 int ppf_model_kind_parse(const char *name, enum ppf_model_kind *kind);
 

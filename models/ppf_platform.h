@@ -27,6 +27,14 @@
 #define ppf_cache_prefetch(addr)	prefetch(addr)
 
 #else /* userspace */
+/*
+ * The invariant checks and pattern counts (ppf_model_check(),
+ * ppf_model_pattern_count() and the functions behind them) walk a whole
+ * model: the tests, fuzzers and simulator use them, the module is built
+ * without them.
+ */
+#define PPF_MODEL_CHECKS 1
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
