@@ -4,11 +4,11 @@
 # /lib/modules/$(uname -r)/ (list in ppf-load), then wait for the disks.
 ppf_kver=$(uname -r)
 if [ "$ppf_kver" != "@ABI@" ]; then
-	echo "FAIL debian prelude: kernel $ppf_kver, expected @ABI@"
+	echo "Bail out! debian prelude: kernel $ppf_kver, expected @ABI@"
 	exit 1
 fi
 for ppf_m in $(cat "/lib/modules/$ppf_kver/ppf-load"); do
-	modprobe "$ppf_m" || { echo "FAIL debian prelude: modprobe $ppf_m"; exit 1; }
+	modprobe "$ppf_m" || { echo "Bail out! debian prelude: modprobe $ppf_m"; exit 1; }
 done
 for ppf_d in /sys/block/vd*; do
 	[ -e "$ppf_d" ] || continue

@@ -3,7 +3,7 @@
 Shape after the kernel's tools/testing/kunit/kunit_parser.py.  The guest side
 writes three things on the serial console:
   - /init's markers "<<<PPF-START|EXIT nonce=N [rc=RC] uptime=U>>>" (eval/vm/init);
-  - a guest test's checks, closing with "N passed, N failed" (tests/kernel/guest/lib.sh);
+  - a guest test's checks, in KTAP closed by a totals line (tests/kernel/guest/lib.sh);
   - the evaluation's results, a base64 tar between "<<<PPF-EVAL-RESULTS>>>"
     and "<<<PPF-EVAL-RESULTS-END>>>" (eval/guest/run-experiment.sh).
 The kernel's own lines are scanned for splats.
@@ -49,7 +49,9 @@ SPLAT_PATTERNS: List[Tuple[str, "re.Pattern[str]"]] = [
     ]
 ]
 MARKER_RE = re.compile(r"<<<PPF-(START|EXIT) nonce=(\S+)(?: rc=(-?\d+))? uptime=([\d.]+)>>>")
-CHECKS_RE = re.compile(r"^(\d+) passed, (\d+) failed(?:, (\d+) skipped)?\s*$", re.M)
+# A guest test's KTAP totals line (kselftest's; tests/kernel/guest/lib.sh).
+TOTALS_RE = re.compile(r"^# Totals: pass:(\d+) fail:(\d+) xfail:\d+ xpass:\d+ skip:(\d+) "
+                       r"error:\d+\s*$", re.M)
 RESULTS_RE = re.compile(r"<<<PPF-EVAL-RESULTS>>>\n(.*?)<<<PPF-EVAL-RESULTS-END>>>", re.S)
 BASE64_LINE_RE = re.compile(r"[A-Za-z0-9+/=]+")
 
@@ -100,18 +102,19 @@ def classify(res: Result, timed_out: bool, qemu_rc: Optional[int]) -> None:
 
 
 class Checks(NamedTuple):
-    """A guest test's closing line: "N passed, N failed[, N skipped]"."""
+    """A guest test's KTAP totals: checks passed, failed (a failed premise
+    and a broken plan included) and skipped."""
     passed: int
     failed: int
     skipped: int
 
 
 def count_checks(log_text: str) -> Checks:
-    """The last closing line of the log; all zero if there is none."""
-    m = CHECKS_RE.findall(log_text)
+    """The last KTAP totals line of the log; all zero if there is none."""
+    m = TOTALS_RE.findall(log_text)
     if not m:
         return Checks(0, 0, 0)
-    return Checks(int(m[-1][0]), int(m[-1][1]), int(m[-1][2] or 0))
+    return Checks(int(m[-1][0]), int(m[-1][1]), int(m[-1][2]))
 
 
 def extract(log_text: str, dest: Path) -> bool:

@@ -8,7 +8,8 @@ Each test is a busybox shell script under tests/kernel/guest/ that runs as
 /init's command in the project's 6.12 test kernel under QEMU (eval/vm/, the
 VM layer the evaluation uses too: this file is its test table and a loop),
 with the module, a static mincore tool and ext4 disk images made here.  A
-test passes when its script passes every check and the kernel log has no
+test passes when its script passes every check (it reports in KTAP, see
+tests/kernel/guest/lib.sh) and the kernel log has no
 splat (oops, BUG, KASAN, lockdep, WARNING, hung task, kmemleak report): run.py
 fails the boot otherwise.  The kernel build and the module build are cached
 under ${PPF_CACHE:-/var/cache/ppf}.  The last line is "N passed, N failed",
@@ -237,16 +238,16 @@ def run_test(t: Test, kdir: Path, initrd: Path, adds: Sequence[str],
     text = logf.read_text(errors="replace") if logf.exists() else ""
     checks = parse.count_checks(text)
     for line in text.splitlines():
-        if line.startswith(("ok   ", "FAIL ", "skip ")) or line.startswith("  "):
+        if line.startswith(("ok ", "not ok ", "# ", "Bail out!")):
             print(f"  {t.name}: {line}")
     if res.exit_code != 0:
         checks = checks._replace(failed=checks.failed + 1)
         tail = "\n".join(text.splitlines()[-40:])
         print(f"  {t.name}: boot failed (run.py exit {res.exit_code}); log {logf}\n{tail}")
     elif checks == (0, 0, 0):
-        # A boot that ran to the end without a closing line checked nothing.
+        # A boot that ran to the end without a totals line checked nothing.
         checks = checks._replace(failed=1)
-        print(f"  {t.name}: no closing line \"N passed, N failed, N skipped\"; log {logf}")
+        print(f"  {t.name}: no KTAP totals line (\"# Totals: pass:N fail:N ...\"); log {logf}")
     return checks
 
 

@@ -34,7 +34,7 @@ class RecordedConsoleTest(unittest.TestCase):
         res = scan_file("kernel-predict.log")
         self.assertEqual(res.splats, [])
         self.assertEqual(res.guest_rc, 0)
-        self.assertEqual((res.guest_start_uptime_s, res.guest_end_uptime_s), (1.24, 11.75))
+        self.assertEqual((res.guest_start_uptime_s, res.guest_end_uptime_s), (1.26, 46.55))
         parse.classify(res, False, 0)
         self.assertEqual((res.status, res.exit_code), ("ok", 0))
 
@@ -47,18 +47,24 @@ class RecordedConsoleTest(unittest.TestCase):
 
     def test_checks(self) -> None:
         self.assertEqual(parse.count_checks((DATA / "kernel-predict.log").read_text()),
-                         (26, 0, 0))
+                         (56, 0, 0))
         self.assertEqual(parse.count_checks((DATA / "kernel-sysctl.log").read_text()),
-                         (88, 0, 0))
+                         (179, 0, 0))
 
-    def test_skipped_checks(self) -> None:
-        self.assertEqual(parse.count_checks("ok   a\nskip b: why\n1 passed, 0 failed, 1 skipped\n"),
-                         (1, 0, 1))
+    def test_skipped_and_failed_checks(self) -> None:
+        self.assertEqual(parse.count_checks(
+            "KTAP version 1\n1..3\nok 1 a\nok 2 b # SKIP why\nnot ok 3 c\n"
+            "# premise failed: d\n# Totals: pass:1 fail:2 xfail:0 xpass:0 skip:1 error:0\n"),
+            (1, 2, 1))
 
     def test_no_checks(self) -> None:
-        self.assertEqual(parse.count_checks("ok   x\nnot a count\n"), (0, 0, 0))
-        self.assertEqual(parse.count_checks("1 passed, 2 failed\n3 passed, 0 failed\n"),
-                         (3, 0, 0))
+        self.assertEqual(parse.count_checks("KTAP version 1\n1..1\nok 1 x\nnot a count\n"),
+                         (0, 0, 0))
+        self.assertEqual(parse.count_checks("Bail out! mount\n"), (0, 0, 0))
+        # The last totals line counts: a guest command may run a test twice.
+        self.assertEqual(parse.count_checks(
+            "# Totals: pass:1 fail:2 xfail:0 xpass:0 skip:0 error:0\n"
+            "# Totals: pass:3 fail:0 xfail:0 xpass:0 skip:0 error:0\n"), (3, 0, 0))
 
     def test_a_splat_in_a_recorded_boot(self) -> None:
         lines = (DATA / "kernel-sysctl.log").read_text().splitlines(keepends=True)
@@ -82,7 +88,7 @@ class RecordedConsoleTest(unittest.TestCase):
             parse.scan_line(line + "\n", DEFAULT_NONCE, res, 0.0)
             self.assertEqual(len(res.splats), 1, line)
         res = parse.Result()
-        parse.scan_line("ok   the guest's own text: BUG: soft lockup\n", DEFAULT_NONCE, res, 0.0)
+        parse.scan_line("ok 1 the guest's own text: BUG: soft lockup\n", DEFAULT_NONCE, res, 0.0)
         self.assertEqual(res.splats, [])
 
     def test_cut_off_boot(self) -> None:

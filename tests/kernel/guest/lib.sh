@@ -1,17 +1,32 @@
 # lib.sh - sourced by every guest test (busybox sh inside the test VM)
 #
-# plan N               the script runs N checks (checked, failed or skipped)
-# check DESC CMD...    runs CMD; prints "ok   DESC" or "FAIL DESC"
-# skip DESC WHY        a check this kernel cannot run; prints "skip DESC: WHY"
+# A guest test reports in KTAP (Documentation/dev-tools/ktap.rst), as the
+# kernel's own selftests do, so that any KTAP reader can follow it:
+#
+#   KTAP version 1
+#   1..N
+#   ok 1 DESC
+#   not ok 2 DESC
+#   ok 3 DESC # SKIP WHY
+#   # premise failed: DESC
+#   # Totals: pass:P fail:F xfail:0 xpass:0 skip:S error:0
+#
+# plan N               the script runs N checks (checked, failed or skipped);
+#                      prints the KTAP header and plan
+# check DESC CMD...    runs CMD; prints "ok N DESC" or "not ok N DESC"
+# skip DESC WHY        a check this kernel cannot run: "ok N DESC # SKIP WHY"
 # premise DESC CMD...  a condition the next checks rely on: a failed one
-#                      prints "FAIL premise: DESC" and counts as a failure
+#                      prints "# premise failed: DESC" and counts as a failure
+# bail WHAT            the test cannot go on (its setup failed): "Bail out!
+#                      WHAT", and the test fails without a totals line
 # refuse NAME VALUE    the sysctl write fails with EINVAL and the value stays
 # run CMD...           CMD's stdout in $out, stderr in $err, status in $rc
 # has TEXT PATTERN     TEXT has a line matching PATTERN
 # now_ms               the guest's clock in ms
-# finish               prints "N passed, N failed, N skipped" and sets the exit
-#                      status: failed when a check failed or when fewer or more
-#                      checks ran than planned
+# finish               prints the totals line (kselftest's) and sets the exit
+#                      status: failed when a check or premise failed or when
+#                      fewer or more checks ran than planned (said in a
+#                      "# plan: ..." line and counted as a failure)
 
 PPF=/proc/sys/vm/predictive_prefetch
 passed=0
@@ -19,19 +34,23 @@ failed=0
 skipped=0
 broken=0
 planned=
+ran=0
 
 plan() {
 	planned=$1
+	echo "KTAP version 1"
+	echo "1..$planned"
 }
 
 check() {
 	desc=$1
 	shift
+	ran=$((ran + 1))
 	if "$@"; then
-		echo "ok   $desc"
+		echo "ok $ran $desc"
 		passed=$((passed + 1))
 	else
-		echo "FAIL $desc"
+		echo "not ok $ran $desc"
 		failed=$((failed + 1))
 	fi
 }
@@ -39,7 +58,8 @@ check() {
 # skip DESC WHY: a check that cannot run on this kernel.  It counts
 # towards the plan, so a script whose checks vanish still fails.
 skip() {
-	echo "skip $1: $2"
+	ran=$((ran + 1))
+	echo "ok $ran $1 # SKIP $2"
 	skipped=$((skipped + 1))
 }
 
@@ -52,9 +72,16 @@ premise() {
 	if "$@"; then
 		return 0
 	fi
-	echo "FAIL premise: $desc"
+	echo "# premise failed: $desc"
 	broken=$((broken + 1))
 	return 1
+}
+
+# bail WHAT: the setup the checks need failed; stop here.  Without a totals
+# line the runner counts the test as failed.
+bail() {
+	echo "Bail out! $1"
+	exit 1
 }
 
 # run CMD...: its stdout in $out, stderr in $err, exit status in $rc.
@@ -71,16 +98,15 @@ now_ms() {
 }
 
 finish() {
-	ran=$((passed + failed + skipped))
 	failed=$((failed + broken))
 	if [ -z "$planned" ]; then
-		echo "FAIL plan: the script declares no plan"
+		echo "# plan: the script declares no plan"
 		failed=$((failed + 1))
 	elif [ "$ran" -ne "$planned" ]; then
-		echo "FAIL plan: $planned checks planned, $ran ran"
+		echo "# plan: $planned checks planned, $ran ran"
 		failed=$((failed + 1))
 	fi
-	echo "$passed passed, $failed failed, $skipped skipped"
+	echo "# Totals: pass:$passed fail:$failed xfail:0 xpass:0 skip:$skipped error:0"
 	[ "$failed" -eq 0 ]
 }
 
@@ -163,7 +189,7 @@ refuse() {
 	   echo "$err" | grep -q "Invalid argument"; then
 		return 0
 	fi
-	echo "  $1 <- '$2': rc $rc, '$before' -> '$after', $err"
+	echo "# $1 <- '$2': rc $rc, '$before' -> '$after', $err"
 	return 1
 }
 

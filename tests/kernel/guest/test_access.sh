@@ -27,8 +27,8 @@ CTL=/ppf/ppfctl
 STATE=/proc/predictive_prefetch_state
 TRACE=/sys/kernel/tracing
 
-mount_data /mnt || { echo "FAIL mount"; exit 1; }
-load_ppf || { echo "FAIL insmod"; exit 1; }
+mount_data /mnt || bail "mount"
+load_ppf || bail "insmod"
 cd /mnt
 cp /ppf/mapped prog
 sync
@@ -139,7 +139,7 @@ run as 1000 sh -c "echo 0 > $PPF/enabled"
 check "access: uid 1000 may not disable (still enabled, still watching)" \
 	eval '[ $rc -ne 0 ] && [ "$(cat $PPF/enabled) $(stat_of filesystems)" = "1 1" ]'
 run as 1000 $CTL set threshold 20
-echo "  ppfctl set as uid 1000: exit $rc: $err"
+echo "# ppfctl set as uid 1000: exit $rc: $err"
 check "access: ppfctl set as uid 1000: exit 1, Permission denied, threshold stays 25" \
 	eval '[ $rc -eq 1 ] && has "$err" "Permission denied" && [ "$(cat $PPF/threshold)" = 25 ]'
 run as 1000 $CTL status
@@ -178,7 +178,7 @@ else
 	skip "access: root without CAP_SYS_ADMIN may not load a state (nothing loaded)" "premise"
 fi
 run dd if=/tmp/state of=$STATE bs=16M
-echo "  held before the loads: $before; after root's: $(held)"
+echo "# held before the loads: $before; after root's: $(held)"
 check "access: the same load by root loads it (the control)" \
 	eval '[ $rc -eq 0 ] && [ "$(held)" != "$before" ]'
 

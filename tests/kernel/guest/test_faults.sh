@@ -24,8 +24,8 @@
 plan 11
 
 D=/sys/kernel/debug
-mount_data /mnt || { echo "FAIL mount"; exit 1; }
-load_ppf || { echo "FAIL insmod"; exit 1; }
+mount_data /mnt || bail "mount"
+load_ppf || bail "insmod"
 always_prefetch
 set_ppf enabled 1
 cat /mnt/X > /dev/null
@@ -133,7 +133,7 @@ cache_sums=$(cd /mnt && md5sum $FILES)
 drop_caches
 dev_sums=$(cd /mnt && md5sum $FILES)
 echo "FAULTS $kb KiB of $FILES were cached after the faults"
-[ "$dev_sums" = "$sums" ] || echo "  the device's sums changed since the start: $dev_sums"
+[ "$dev_sums" = "$sums" ] || echo "# the device's sums changed since the start: $dev_sums"
 if premise "pages read under the faults are in the page cache ($kb KiB)" ge "$kb" 1; then
 	check "the page cache holds what the device holds" eq "$cache_sums" "$dev_sums"
 else

@@ -23,16 +23,16 @@
 . /ppf/guest/lib.sh
 
 plan 5
-mount_data /mnt || { echo "FAIL mount"; exit 1; }
-load_ppf || { echo "FAIL insmod"; exit 1; }
+mount_data /mnt || bail "mount"
+load_ppf || bail "insmod"
 always_prefetch
-/ppf/openflood /mnt/flood 256 0 || { echo "FAIL making the files"; exit 1; }
+/ppf/openflood /mnt/flood 256 0 || bail "making the files"
 
 worker=
 for p in /proc/[0-9]*; do
 	[ "$(cat $p/comm 2>/dev/null)" = ppf_prefetch ] && worker=${p#/proc/}
 done
-taskset -p 1 "$worker" > /dev/null || { echo "FAIL pinning the worker ($worker) to CPU 0"; exit 1; }
+taskset -p 1 "$worker" > /dev/null || bail "pinning the worker ($worker) to CPU 0"
 
 # flood LABEL: two openers at once, the first real-time on the worker's
 # CPU; prints their summed opens and mean cost.

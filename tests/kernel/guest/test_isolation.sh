@@ -11,8 +11,8 @@
 . /ppf/guest/test_robust_lib.sh
 
 plan 24
-mount_data /mnt || { echo "FAIL mount"; exit 1; }
-load_ppf || { echo "FAIL insmod"; exit 1; }
+mount_data /mnt || bail "mount"
+load_ppf || bail "insmod"
 cd /mnt
 hold B C D Q
 always_prefetch

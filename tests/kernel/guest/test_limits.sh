@@ -31,8 +31,8 @@ plan 28
 
 CTL=/ppf/ppfctl
 
-mount_data /mnt || { echo "FAIL mount"; exit 1; }
-load_ppf || { echo "FAIL insmod"; exit 1; }
+mount_data /mnt || bail "mount"
+load_ppf || bail "insmod"
 cd /mnt
 hold B C D E Q
 always_prefetch
@@ -49,7 +49,7 @@ fresh() {
 }
 # The counters that say what became of predictions, on one line.
 counters() {
-	echo "  $(awk '$2 != 0 && $1 ~ /^(events_open|predictions|prefetch_issued|pages_requested|skipped_|dropped_|files$)/ { printf "%s %s ", $1, $2 }' /proc/predictive_prefetch)"
+	echo "# $(awk '$2 != 0 && $1 ~ /^(events_open|predictions|prefetch_issued|pages_requested|skipped_|dropped_|files$)/ { printf "%s %s ", $1, $2 }' /proc/predictive_prefetch)"
 }
 
 # ---- max_prefetch_kb ------------------------------------------------------
@@ -187,12 +187,12 @@ cat X > /dev/null
 settle 0
 check "save_events 10: one more open, still 10 held" eq "$(stat_of history_events)" 10
 run $CTL save /tmp/s10
-echo "  $out $err"
+echo "# $out $err"
 check "save_events 10: a saved state holds 10 opens (of P Q X, the newest)" \
 	has "$out" "^saved 3 files, 10 opens"
 set_ppf reset 1
 run $CTL load /tmp/s10
-echo "  $out $err"
+echo "# $out $err"
 check "save_events 10: loading the state replays 10 opens" eq "$(stat_of state_loaded_events)" 10
 drop_caches
 cold="$(resident_kb Q)$(bcd)"
@@ -219,7 +219,7 @@ cat A B C D > /dev/null
 settle 0
 check "save_events 0: four more opens, none held" eq "$(stat_of history_events)" 0
 run $CTL save /tmp/s0
-echo "  $out $err"
+echo "# $out $err"
 check "save_events 0: a saved state holds no opens" has "$out" "^saved 0 files, 0 opens"
 set_ppf save_events 65536
 

@@ -19,8 +19,8 @@
 . /ppf/guest/test_robust_lib.sh
 
 plan 12
-mount_data /mnt || { echo "FAIL mount"; exit 1; }
-load_ppf || { echo "FAIL insmod"; exit 1; }
+mount_data /mnt || bail "mount"
+load_ppf || bail "insmod"
 cd /mnt
 hold B C D E G
 FILES="A B C D E G X P Q"

@@ -133,10 +133,10 @@ margin() {
 	echo $(( (4 * $1 * $2 + 99) / 100 ))
 }
 
-mount_data /mnt || { echo "FAIL mount"; exit 1; }
+mount_data /mnt || bail "mount"
 mkdir -p /store
-mount -t ext4 /dev/vdb /store || { echo "FAIL mount store"; exit 1; }
-load_ppf || { echo "FAIL insmod"; exit 1; }
+mount -t ext4 /dev/vdb /store || bail "mount store"
+load_ppf || bail "insmod"
 cd /mnt
 always_prefetch
 
@@ -161,7 +161,7 @@ load_damaged() {
 
 if [ "$PPF_BOOT" = 1 ]; then
 	cold_list=$(cold_runs)
-	echo "  cold, ppf disabled: $cold_list ms"
+	echo "# cold, ppf disabled: $cold_list ms"
 	set_ppf enabled 1
 	for i in 1 2 3; do
 		drop_caches
@@ -170,11 +170,11 @@ if [ "$PPF_BOOT" = 1 ]; then
 		settle 1
 	done
 	trained_list=$(cold_runs)
-	echo "  cold, trained: $trained_list ms"
+	echo "# cold, trained: $trained_list ms"
 	set -- $(spread "$cold_list" "$trained_list")
 	cold=$1 trained=$2 s=$3
 	m=$(margin "$s" 79)
-	echo "  medians of $K: cold $cold ms, trained $trained ms, gain $((cold - trained)) ms;" \
+	echo "# medians of $K: cold $cold ms, trained $trained ms, gain $((cold - trained)) ms;" \
 		"spread s $s ms, margin (4 x 0.79 s) $m ms"
 	if [ -n "$judged" ]; then
 		check "a trained model makes the cold workload faster, beyond the spread ($((cold - trained)) > $m ms)" \
@@ -249,7 +249,7 @@ if [ "$PPF_BOOT" = 1 ]; then
 		eval '[ $rc -eq 0 ] && has "$out" "^imported $nfiles files (0 not found"'
 	check "import: loaded every file and open ($events)" \
 		has "$out" "loaded $nfiles files (0 not found, dropped), $events opens replayed"
-	[ $rc -eq 0 ] && [ -z "$err" ] || echo "  import: $out $err"
+	[ $rc -eq 0 ] && [ -z "$err" ] || echo "# import: $out $err"
 	drop_caches
 	cat w/F001 > /dev/null
 	settle 2
@@ -285,16 +285,16 @@ else
 	again=$1 cold2=$2 s=$3
 	gain=$((cold2 - again))
 	m=$(margin "$s" 115)
-	echo "  boot 1, medians of $K: cold $cold ms, trained $trained ms"
-	echo "  first cold run after reboot and load: $first ms; then trained: $again_list ms;" \
+	echo "# boot 1, medians of $K: cold $cold ms, trained $trained ms"
+	echo "# first cold run after reboot and load: $first ms; then trained: $again_list ms;" \
 		"cold, ppf disabled: $cold2_list ms"
-	echo "  medians of $K: trained $again ms, cold $cold2 ms, gain $gain ms; the first run gained" \
+	echo "# medians of $K: trained $again ms, cold $cold2 ms, gain $gain ms; the first run gained" \
 		"$((cold2 - first)) ms; spread s $s ms, margin (4 x 1.15 s) $m ms"
 	if [ -z "$judged" ]; then
 		skip "the first cold run after boot is as fast as a trained run, within the spread" "$why"
 	elif premise "the margin is below the gain, so a first run that gained nothing fails ($m < $gain ms)" \
 		[ "$m" -lt "$gain" ]; then
-		echo "  the check shows the first run kept at least $(( 100 * (gain - m) / gain )) % of the gain"
+		echo "# the check shows the first run kept at least $(( 100 * (gain - m) / gain )) % of the gain"
 		check "the first cold run after boot is as fast as a trained run, within the spread ($first <= $again + $m ms)" \
 			[ "$first" -le $((again + m)) ]
 	else

@@ -15,8 +15,8 @@ check "not loaded: status says how to load it" has "$err" "not loaded.*modprobe 
 run $CTL set enabled 1
 check "not loaded: set exits 1 and says so" eval '[ $rc -eq 1 ] && has "$err" "not loaded"'
 
-mount_data /mnt || { echo "FAIL mount"; exit 1; }
-load_ppf || { echo "FAIL insmod"; exit 1; }
+mount_data /mnt || bail "mount"
+load_ppf || bail "insmod"
 cd /mnt
 always_prefetch
 

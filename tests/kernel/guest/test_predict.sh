@@ -6,8 +6,8 @@
 
 # 56 checks on every kernel: those a kernel cannot run are skipped.
 plan 56
-mount_data /mnt || { echo "FAIL mount"; exit 1; }
-load_ppf || { echo "FAIL insmod"; exit 1; }
+mount_data /mnt || bail "mount"
+load_ppf || bail "insmod"
 cd /mnt
 hold B C D E G Q
 
@@ -391,11 +391,11 @@ while [ "$(stat_of dropped_paused)" = "$dropped" ] && [ $i -lt 300 ]; do
 done
 trace=$(grep -v "^#" /sys/kernel/tracing/trace)
 echo 0 > /sys/kernel/tracing/events/predictive_prefetch/ppf_payoff/enable
-echo "  backoff: paused after $i passes, $(($(stat_of events_open) - ev0)) opens seen; the verdicts:"
+echo "# backoff: paused after $i passes, $(($(stat_of events_open) - ev0)) opens seen; the verdicts:"
 # Every verdict of the loop, with its cost / benefit.
 echo "$trace" | grep -o "ppf_payoff: .*" | awk '{
 	c = $3; b = $4; sub(/cost=/, "", c); sub(/ns/, "", c); sub(/benefit=/, "", b); sub(/ns/, "", b)
-	printf "  %s cost/benefit %s\n", $0, (b > 0 ? sprintf("%.1f", c / b) : "-") }'
+	printf "# %s cost/benefit %s\n", $0, (b > 0 ? sprintf("%.1f", c / b) : "-") }'
 check "backoff: prefetches were used" ge "$(stat_of prefetch_useful)" $((useful + 3))
 check "backoff: a device where they save less than they cost is paused" \
 	ge "$(stat_of payoff_pauses)" $((pauses + 1))

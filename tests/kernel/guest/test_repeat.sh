@@ -10,8 +10,8 @@
 . /ppf/guest/lib.sh
 
 plan 8
-mount_data /mnt || { echo "FAIL mount"; exit 1; }
-load_ppf || { echo "FAIL insmod"; exit 1; }
+mount_data /mnt || bail "mount"
+load_ppf || bail "insmod"
 cd /mnt
 hold B C D X G Q
 always_prefetch

@@ -20,17 +20,17 @@ mkdir -p /mnt /dev/mapper
 # mount_data in lib.sh), else over the virtio disk itself.
 lower=vda
 if [ -b /dev/nullb0 ]; then
-	dd if=/dev/vda of=/dev/nullb0 bs=1M 2>/dev/null || { echo "FAIL copy"; exit 1; }
+	dd if=/dev/vda of=/dev/nullb0 bs=1M 2>/dev/null || bail "copy"
 	lower=nullb0
 fi
 sectors=$(cat /sys/block/vda/size)
 linear="0 $sectors linear /dev/$lower 0"
-dmsetup create $DM --table "$linear" || { echo "FAIL dmsetup create"; exit 1; }
+dmsetup create $DM --table "$linear" || bail "dmsetup create"
 dev=/dev/mapper/$DM
 [ -b $dev ] || dev=/dev/$(ls /sys/block/$lower/holders/ | head -n1)
-echo "  device-mapper device $dev over /dev/$lower ($sectors sectors)"
-mount -t ext4 -o noatime,errors=continue $dev /mnt || { echo "FAIL mount"; exit 1; }
-load_ppf || { echo "FAIL insmod"; exit 1; }
+echo "# device-mapper device $dev over /dev/$lower ($sectors sectors)"
+mount -t ext4 -o noatime,errors=continue $dev /mnt || bail "mount"
+load_ppf || bail "insmod"
 cd /mnt
 always_prefetch
 set_ppf enabled 1
@@ -77,7 +77,7 @@ inflight=$(stat_of skipped_inflight)
 cat P > /dev/null
 settle
 e=$(resident_each E)
-echo "  skipped_inflight +$(($(stat_of skipped_inflight) - inflight))"
+echo "# skipped_inflight +$(($(stat_of skipped_inflight) - inflight))"
 check "after the errors: E (1 MiB) prefetched after P with max_inflight_kb=1024 ($e KiB)" \
 	eq "$e" 1024
 set_ppf max_inflight_kb 16384
@@ -94,7 +94,7 @@ opens=$(stat_of events_open)
 exec 4< /proc/self/fd/3
 settle
 check "reopening A was seen" ge "$(stat_of events_open)" $((opens + 1))
-echo "  after reopening A: issued +$(($(stat_of prefetch_issued) - issued))," \
+echo "# after reopening A: issued +$(($(stat_of prefetch_issued) - issued))," \
 	"stale $(stat_of skipped_stale), cached $(stat_of skipped_cached)," \
 	"inflight $(stat_of skipped_inflight), files $(stat_of files)"
 exec 4<&-
@@ -109,7 +109,7 @@ rmmod predictive_prefetch
 check "module unloads" eq $? 0
 dmsetup remove $DM
 check "device-mapper device removed" eq $? 0
-echo "  kernel messages about the errors:"
-dmesg | grep -iE 'error|EXT4-fs|I/O' | head -20 | sed 's/^/  | /'
+echo "# kernel messages about the errors:"
+dmesg | grep -iE 'error|EXT4-fs|I/O' | head -20 | sed 's/^/# | /'
 kmemleak_check
 finish

@@ -70,7 +70,7 @@ refused=0
 w() {
 	if ! set_ppf "$1" "$2"; then
 		refused=$((refused + 1))
-		echo "  refused: $1 <- $2"
+		echo "# refused: $1 <- $2"
 	fi
 }
 
@@ -106,7 +106,7 @@ kmemleak_check() {
 		return
 	fi
 	check "kmemleak: no leak suspected after the module was unloaded" eq "$leaks" ""
-	[ -z "$leaks" ] || echo "$leaks" | head -80 | sed 's/^/  | /'
+	[ -z "$leaks" ] || echo "$leaks" | head -80 | sed 's/^/# | /'
 }
 
 # The module is not loaded (anymore).

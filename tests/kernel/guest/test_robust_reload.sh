@@ -13,7 +13,7 @@
 plan 8
 RELOADS=${RELOADS:-100}
 mkdir -p /mnt
-mount -t ext4 -o ro /dev/vda /mnt || { echo "FAIL mount"; exit 1; }
+mount -t ext4 -o ro /dev/vda /mnt || bail "mount"
 
 start_load /mnt A B C D X P Q E G
 bad_insmod=0
@@ -46,7 +46,7 @@ while [ $i -lt $RELOADS ]; do
 done
 t1=$(now_ms)
 stop_load
-echo "  $RELOADS reloads under load in $((t1 - t0)) ms of guest time"
+echo "# $RELOADS reloads under load in $((t1 - t0)) ms of guest time"
 check "insmod succeeded $RELOADS times" eq $bad_insmod 0
 check "enabled=1 accepted every time" eq $bad_enable 0
 check "rmmod succeeded every time" eq $bad_rmmod 0

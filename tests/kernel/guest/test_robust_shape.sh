@@ -16,8 +16,8 @@
 
 plan 13
 ROUNDS=8
-mount_data /mnt || { echo "FAIL mount"; exit 1; }
-load_ppf || { echo "FAIL insmod"; exit 1; }
+mount_data /mnt || bail "mount"
+load_ppf || bail "insmod"
 always_prefetch
 set_ppf enabled 1
 cat /mnt/X > /dev/null
@@ -72,7 +72,7 @@ while [ $r -lt $ROUNDS ]; do
 done
 t1=$(now_ms)
 stop_load
-echo "  $ROUNDS rounds of model and shape changes under load in $((t1 - t0)) ms of guest time"
+echo "# $ROUNDS rounds of model and shape changes under load in $((t1 - t0)) ms of guest time"
 check "every valid write was accepted" eq $refused 0
 check "filesystems=xfs unwatched the ext4 ($unwatched/$ROUNDS)" eq $unwatched $ROUNDS
 check "filesystems= watched it again ($rewatched/$ROUNDS)" eq $rewatched $ROUNDS

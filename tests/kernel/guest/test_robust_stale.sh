@@ -19,8 +19,8 @@
 
 plan 12
 TRACE=/sys/kernel/tracing
-mount_data /mnt || { echo "FAIL mount"; exit 1; }
-load_ppf || { echo "FAIL insmod"; exit 1; }
+mount_data /mnt || bail "mount"
+load_ppf || bail "insmod"
 cd /mnt
 always_prefetch
 set_ppf enabled 1
@@ -63,7 +63,7 @@ ino_g=$(stat -c %i G)
 ino_f=$(stat -c %i F)
 rm G
 echo new > N
-[ "$(stat -c %i N)" = "$ino_g" ] && echo "  N reuses G's inode number $ino_g"
+[ "$(stat -c %i N)" = "$ino_g" ] && echo "# N reuses G's inode number $ino_g"
 truncate -s 10240 F
 trace_on
 cat E > /dev/null
@@ -76,7 +76,7 @@ check "truncated F: readahead of its 3 pages from page 0" \
 # but not uptodate: counted as cached, not read again, invisible to mincore.
 f=$(resident_each F)
 check "truncated F: pages 0 and 1 prefetched ($f KiB)" ge "$f" 8
-echo "  files $(stat_of files), skipped_stale $(stat_of skipped_stale)," \
+echo "# files $(stat_of files), skipped_stale $(stat_of skipped_stale)," \
 	"skipped_cached $(stat_of skipped_cached), skipped_recent $(stat_of skipped_recent)"
 
 rmmod predictive_prefetch

@@ -17,10 +17,10 @@
 plan 13
 CYCLES=${CYCLES:-9}
 mkdir -p /mnt
-mount -t ext4 -o ro /dev/vdb /mnt || { echo "FAIL mount vdb"; exit 1; }
-mount_data /mnt2 || { echo "FAIL mount_data"; exit 1; }
+mount -t ext4 -o ro /dev/vdb /mnt || bail "mount vdb"
+mount_data /mnt2 || bail "mount_data"
 dev2=$dev
-load_ppf || { echo "FAIL insmod"; exit 1; }
+load_ppf || bail "insmod"
 always_prefetch
 set_ppf enabled 1
 
@@ -46,7 +46,7 @@ while [ $c -lt $CYCLES ]; do
 	esac
 	if ! umount /mnt2; then
 		bad_umount=$((bad_umount + 1))
-		echo "  cycle $c: umount failed"
+		echo "# cycle $c: umount failed"
 		continue
 	fi
 	if grep -q " /mnt2 " /proc/mounts; then
@@ -54,7 +54,7 @@ while [ $c -lt $CYCLES ]; do
 	fi
 	if ! wait_fs 1; then
 		no_drop=$((no_drop + 1))
-		echo "  cycle $c: filesystems still $(stat_of filesystems) after umount"
+		echo "# cycle $c: filesystems still $(stat_of filesystems) after umount"
 	fi
 	if ! mount -t ext4 $dev2 /mnt2; then
 		bad_mount=$((bad_mount + 1))
@@ -63,7 +63,7 @@ while [ $c -lt $CYCLES ]; do
 	cat /mnt2/X > /dev/null
 	if ! wait_fs 2; then
 		no_rewatch=$((no_rewatch + 1))
-		echo "  cycle $c: filesystems $(stat_of filesystems) after remount and read"
+		echo "# cycle $c: filesystems $(stat_of filesystems) after remount and read"
 	fi
 	(cd /mnt2 && train)
 done
@@ -84,7 +84,7 @@ cat /mnt2/A > /dev/null
 settle
 r=$(resident_each /mnt2/B /mnt2/C /mnt2/D)
 check "after remount: B C D prefetched after A ($r)" eq "$r" 256256256
-echo "  skipped_unmounted $(stat_of skipped_unmounted), files $(stat_of files)"
+echo "# skipped_unmounted $(stat_of skipped_unmounted), files $(stat_of files)"
 
 # Unmount while another shell switches the module off and on: switching
 # off removes every mark, as the unmount does.

@@ -15,10 +15,10 @@
 . /ppf/guest/test_robust_lib.sh
 
 plan 9
-mount_data /mnt || { echo "FAIL mount"; exit 1; }
+mount_data /mnt || bail "mount"
 mkdir -p /mnt2
-mount -t ext4 /dev/vdb /mnt2 || { echo "FAIL mount /dev/vdb"; exit 1; }
-load_ppf measure_hooks=1 || { echo "FAIL insmod"; exit 1; }
+mount -t ext4 /dev/vdb /mnt2 || bail "mount /dev/vdb"
+load_ppf measure_hooks=1 || bail "insmod"
 always_prefetch
 set_ppf enabled 1
 cat /mnt/X /mnt2/s/F1 > /dev/null

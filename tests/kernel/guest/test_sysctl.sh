@@ -3,7 +3,7 @@
 
 # 17 names x 4 in the first loop, 11 in the second, 100 checks after them.
 plan 179
-load_ppf || { echo "FAIL insmod"; exit 1; }
+load_ppf || bail "insmod"
 
 accept() {
 	set_ppf "$1" "$2" && [ "$(cat "$PPF/$1")" = "$2" ]
