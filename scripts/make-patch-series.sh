@@ -8,13 +8,14 @@
 #
 #   1. the models (mm/ppf/models/), portable C, and the MAINTAINERS entry
 #   2. compat.h, the one header that knows kernel versions (it is what lets
-#      the same sources build as a module for 6.1; in a 6.12 tree only its
-#      6.12 branches are used)
+#      the same sources build as a module for 6.1), resolved for the tree's
+#      version by scripts/resolve-kernel-version.py: the series tests none
 #   3. the hooks and the prefetch engine, Kconfig and Kbuild, wired into
 #      mm/Kconfig and mm/Makefile
 #   4. the admin guide, converted from docs/admin-guide.md by pandoc
 #
-# The sources are the project's own files, unchanged: the series is a way
+# The sources are the project's own files, unchanged but for compat.h's
+# resolved version tests: the series is a way
 # to deliver them, not a fork.  SRC (default: the 6.12 tree eval/kernel/build.sh
 # unpacks) gives the three files the series edits; the patches apply with
 # `git am` or `patch -p1`.  PPF_SIGNOFF overrides the Signed-off-by
@@ -36,6 +37,10 @@ out=$(realpath -m "$1")
 for f in mm/Makefile mm/Kconfig Documentation/admin-guide/mm/index.rst MAINTAINERS; do
 	[[ -f $tree/$f ]] || { echo "make-patch-series: $tree is not a kernel tree (no $f)" >&2; exit 1; }
 done
+# The tree's version, for compat.h (its top Makefile's VERSION and PATCHLEVEL).
+kver=$(awk -F' = ' '$1 == "VERSION" { v = $2 } $1 == "PATCHLEVEL" { p = $2 }
+	END { if (v != "" && p != "") print v "." p }' "$tree/Makefile")
+[[ -n $kver ]] || { echo "make-patch-series: no VERSION and PATCHLEVEL in $tree/Makefile" >&2; exit 1; }
 command -v pandoc >/dev/null || "$TOP/scripts/install-deps.sh" --packages pandoc
 command -v git >/dev/null || "$TOP/scripts/install-deps.sh" --packages git
 
@@ -99,19 +104,23 @@ They are portable C (no libc, no allocation after creation, no floating
 point) shared with the project's userspace simulator and tests; nothing
 builds them yet."
 
-# 2. The version seam.
+# 2. The version seam, resolved for the tree: code in a tree targets that
+# tree, so the series carries no LINUX_VERSION_CODE test.
 mkdir -p mm/ppf/mm/prefetch
-cp "$TOP/mm/prefetch/compat.h" mm/ppf/mm/prefetch/
+python3 "$TOP/scripts/resolve-kernel-version.py" "$kver" "$TOP/mm/prefetch/compat.h" \
+	> "$work/compat.h"
+cp "$work/compat.h" mm/ppf/mm/prefetch/
 commit "mm/ppf: one header for the interfaces that changed since 6.1" \
 "The same sources also build as an external module for Debian 12's 6.1
 kernel.  The interfaces that changed between 6.1 and 6.12 are wrapped in
-this one header, which is the only place that tests LINUX_VERSION_CODE;
-in this tree only its 6.12 branches are compiled."
+this one header, each under the version that brought it; for this tree
+the wrappers are written as $kver spells them, with no version test."
 
-# 3. The module, wired into mm/.
+# 3. The module, wired into mm/ (compat.h as step 2 wrote it).
 mkdir -p mm/ppf/fs/hooks
 cp "$TOP"/fs/hooks/*.[ch] mm/ppf/fs/hooks/
 cp "$TOP"/mm/prefetch/*.[ch] mm/ppf/mm/prefetch/
+cp "$work/compat.h" mm/ppf/mm/prefetch/
 cp "$TOP/Kbuild" "$TOP/Kconfig" mm/ppf/
 printf '\nobj-$(CONFIG_PREDICTIVE_PREFETCH) += ppf/\n' >> mm/Makefile
 python3 - mm/Kconfig <<'PY'
