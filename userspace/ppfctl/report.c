@@ -93,19 +93,13 @@ static void ppf_nonzero(FILE *out, const struct ppf_counters *cs,
 
 		if (!c->numeric || !c->value || strncmp(c->name, prefix, len))
 			continue;
-		/*
-		 * Of skipped_cached, those decided without a look and those
-		 * looked at through the inode in memory: with it.
-		 */
-		if (!strcmp(c->name, "skipped_cached_known") ||
-		    !strcmp(c->name, "skipped_cached_undecoded"))
+		/* Of skipped_cached, those decided without a look: with it. */
+		if (!strcmp(c->name, "skipped_cached_known"))
 			continue;
 		if (!strcmp(c->name, "skipped_cached")) {
-			fprintf(out, "%s cached %" PRIu64 " (%" PRIu64
-				" known without looking, %" PRIu64 " through the inode)",
+			fprintf(out, "%s cached %" PRIu64 " (%" PRIu64 " known without looking)",
 				any ? "," : label, c->value,
-				ppf_counter(cs, "skipped_cached_known"),
-				ppf_counter(cs, "skipped_cached_undecoded"));
+				ppf_counter(cs, "skipped_cached_known"));
 			any = true;
 			continue;
 		}
@@ -299,11 +293,10 @@ static double ppf_column_value(const struct ppf_column *col,
 		return ppf_counter(s->now, col->counter);
 	if (col->counter)
 		return ppf_rate(s, col->counter);
-	/* Subsets of skipped_cached: not twice. */
+	/* skipped_cached_known is a subset of skipped_cached: not twice. */
 	if (!strcmp(col->prefix, "skipped_"))
 		return ppf_rate_prefix(s, col->prefix) -
-		       ppf_rate(s, "skipped_cached_known") -
-		       ppf_rate(s, "skipped_cached_undecoded");
+		       ppf_rate(s, "skipped_cached_known");
 	return ppf_rate_prefix(s, col->prefix);
 }
 

@@ -6,7 +6,7 @@
 # a module that is not loaded (a clear message, exit 1).
 . /ppf/guest/lib.sh
 
-plan 46
+plan 45
 CTL=/ppf/ppfctl
 
 run $CTL status
@@ -90,14 +90,6 @@ echo "$out"
 check "status: prefetches issued as the kernel counts them" has "$out" "^prefetches: $issued issued"
 check "status: used and wasted" has "$out" "$(stat_of prefetch_useful) used, $(stat_of prefetch_wasted) wasted"
 check "status: memory against the budget" has "$out" "^memory: .* of patterns in .* allocated (budget .*, .* % of it used)"
-# Training read the files with the cache hot: predicted files were found
-# cached, some through their inodes (B, C and D are held open).
-if premise "training found predicted files cached" [ "$(stat_of skipped_cached)" -gt 0 ]; then
-	check "status: files found cached, with those decided without a look or a decode" \
-		has "$out" "cached $(stat_of skipped_cached) ($(stat_of skipped_cached_known) known without looking, $(stat_of skipped_cached_undecoded) through the inode)"
-else
-	skip "status: files found cached, with those decided without a look or a decode" "nothing found cached"
-fi
 if [ "$(stat_of meta_learned)" -gt 0 ] || [ "$(stat_of lookups)" -gt 0 ]; then
 	check "status: metadata blocks and lookups as the kernel counts them" has "$out" \
 		"^metadata: *$(stat_of meta_learned) blocks learnt from opens, $(stat_of meta_readahead) read ahead; $(stat_of lookups) files looked up (the worker waited [0-9.]* s), $(stat_of lookups_spared) spared$"
