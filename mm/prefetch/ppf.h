@@ -232,8 +232,6 @@ extern struct mutex ppf_config_mutex;
  * @skipped: predictions not acted on, by &enum ppf_skip_reason
  * @cached_known: of @skipped[PPF_SKIP_CACHED], those decided from what was
  *	found before, without looking at the file
- * @cached_undecoded: of @skipped[PPF_SKIP_CACHED], those looked at through
- *	the inode in memory, without decoding the handle (readahead.c)
  *
  * See docs/admin-guide.md for what an operator reads in each.
  */
@@ -272,7 +270,6 @@ struct ppf_stats {
 	u64 dropped[PPF_DROP_NR];
 	u64 skipped[PPF_SKIP_NR];
 	u64 cached_known;
-	u64 cached_undecoded;
 };
 
 /* shared.c */

@@ -17,11 +17,8 @@
  * 3. skip it if the system is short of memory (read once per pacing
  *    pass, less each chunk started in it);
  * 4. pin its file system, and skip it if that is being unmounted;
- * 5. if its inode is in memory, see through it (no decode) whether the
- *    pages of step 7 are all cached already, and skip it if they are;
- *    otherwise decode the file handle, and skip it if the file was deleted
- *    (once per pass: the chunks of a file that a pass starts share the
- *    decode);
+ * 5. decode the file handle, and skip it if the file was deleted (once per
+ *    pass: the chunks of a file that a pass starts share the decode);
  * 6. skip it unless the task whose open led to the prediction may read it;
  *    if no cached path leads to it, look it up in its directory first
  *    (DOC: Metadata);
@@ -48,7 +45,6 @@
  * Everything here runs in the worker under ppf_worker_mutex.
  */
 #include <linux/blkdev.h>
-#include <linux/dcache.h>
 #include <linux/fs.h>
 #include <linux/mm.h>
 #include <linux/pagemap.h>
@@ -198,13 +194,13 @@ static bool ppf_known_cached(struct ppf_file *f)
  * The next chunk of the pages to read, from *@next on (0: from the start of
  * the range): a piece of one segment that the expected use touches (@map) and
  * that is not all cached.  Returns its size (0: nothing is left) and sets
- * *@first; adds the cached pages it moved over to *@moved, and sets *@cached
- * to those of the chunk returned.
+ * *@first; counts the cached pages it moved over, and in *@cached those of
+ * the chunk returned.
  */
 static unsigned long ppf_next_chunk(struct address_space *mapping,
 				    pgoff_t start, unsigned long nr, u64 map,
 				    pgoff_t next, pgoff_t *first,
-				    unsigned long *cached, unsigned long *moved)
+				    unsigned long *cached)
 {
 	unsigned long chunk;
 	bool reading;
@@ -222,75 +218,13 @@ static unsigned long ppf_next_chunk(struct address_space *mapping,
 				*first = start;
 				return chunk;
 			}
-			*moved += chunk;
+			ppf_stat_add(pages_cached, chunk);
 		}
 		start += chunk;
 		nr -= chunk;
 		cond_resched();
 	}
 	return 0;
-}
-
-/* Does a path the dcache holds lead to @inode (its open looks nothing up)? */
-static bool ppf_path_cached(struct inode *inode)
-{
-	struct dentry *alias = d_find_alias(inode);
-	bool connected = alias && !(alias->d_flags & DCACHE_DISCONNECTED);
-
-	dput(alias);
-	return connected;
-}
-
-/*
- * Is the range a fresh look at @f wants all cached, found without decoding
- * its handle?  A file whose inode is in memory is reached by ilookup(), a
- * hash lookup that neither reads nor allocates, where a decode makes a
- * dentry and may read the inode.  An inode not in memory has no page cache:
- * that file needs the decode to be read.  So does one whose open would look
- * its path up while DOC: Metadata may read its directory for it, and one
- * whose generation changed (the decode finds it gone).  Records what it
- * found as the decode's path does; test_repeat.sh checks that a file found
- * so costs no decode.
- */
-static bool ppf_cached_undecoded(struct ppf_file *f)
-{
-	struct ppf_prefetch_state *st = &f->prefetch;
-	unsigned long wanted, nr, removals, cached, moved = 0;
-	struct super_block *sb;
-	struct inode *inode;
-	pgoff_t start, first;
-	bool all = false;
-	u64 map;
-
-	sb = ppf_sb_pin(f->sb);
-	if (!sb)
-		return false;
-	inode = ilookup(sb, f->ino);
-	if (!inode)
-		goto unpin;
-	if (!S_ISREG(inode->i_mode) || inode->i_generation != f->gen)
-		goto put;
-	if (f->name && !f->nr_meta && READ_ONCE(ppf_config.metadata) &&
-	    !ppf_path_cached(inode))
-		goto put;
-	wanted = ppf_wanted_range(f, &start, &map);
-	nr = ppf_prefetch_range(wanted, start, inode);
-	removals = ppf_page_cache_removals_of(inode->i_mapping);
-	if (ppf_next_chunk(inode->i_mapping, start, nr, map, 0, &first,
-			   &cached, &moved))
-		goto put;
-	st->cached_first = start;
-	st->cached_span = wanted;
-	st->cached_pages = nr;
-	st->cached_removals = removals;
-	ppf_stat_add(pages_cached, moved);
-	ppf_stat_inc(cached_undecoded);
-	all = true;
-put:
-	iput(inode);
-unpin:
-	ppf_sb_unpin(sb);
-	return all;
 }
 
 /* Let go of a held file and its file system; the slot is free after. */
@@ -389,14 +323,10 @@ static bool ppf_prefetch_file(struct ppf_session *ps, struct ppf_file *f,
 	struct address_space *mapping;
 	struct dentry *dentry;
 	struct inode *inode;
-	unsigned long wanted, nr, chunk, cached = 0, moved = 0, removals, limit;
+	unsigned long wanted, nr, chunk, cached = 0, removals, limit;
 	pgoff_t start, first = 0;
 	u64 map;
 
-	if (fresh && ppf_cached_undecoded(f)) {
-		*why = PPF_SKIP_CACHED;
-		return false;
-	}
 	dentry = ppf_session_file(ps, f, cred, why);
 	if (!dentry)
 		return false;
@@ -414,9 +344,7 @@ static bool ppf_prefetch_file(struct ppf_session *ps, struct ppf_file *f,
 	wanted = ppf_wanted_range(f, &start, &map);
 	nr = ppf_prefetch_range(wanted, start, inode);
 	removals = ppf_page_cache_removals_of(mapping);
-	chunk = ppf_next_chunk(mapping, start, nr, map, *next, &first, &cached,
-			       &moved);
-	ppf_stat_add(pages_cached, moved);
+	chunk = ppf_next_chunk(mapping, start, nr, map, *next, &first, &cached);
 	if (!chunk) {
 		if (fresh) {
 			st->cached_first = start;

@@ -112,7 +112,6 @@ static int ppf_stats_show(struct seq_file *m, void *v)
 		seq_printf(m, "skipped_%s %llu\n", ppf_skip_names[i].name,
 			   s.skipped[ppf_skip_names[i].reason]);
 	seq_printf(m, "skipped_cached_known %llu\n", s.cached_known);
-	seq_printf(m, "skipped_cached_undecoded %llu\n", s.cached_undecoded);
 	seq_printf(m, "events_queued %u\n", ppf_ring_unfinished());
 	seq_printf(m, "prefetch_inflight_kb %lu\n", ppf_prefetch_inflight_kb());
 	seq_printf(m, "files %u\n", ppf_files_count());
