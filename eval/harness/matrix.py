@@ -7,7 +7,10 @@ One row per cell (workload, profile) of the experiments named WORKLOAD-PROFILE
 (eval/experiments/), with the share of the cold-to-hot gap each
 configuration closes in elapsed time: the boot list, the oracle, the bound,
 each model at its default shape; EPCM's share as a fraction of the
-oracle's; the cold and hot elapsed times.  docs/results.md holds it between
+oracle's; the cold and hot elapsed times.  A model's share measured with
+another module than the row's EPCM (the module of record) is marked with a
+dagger, so that figures of two modules are never read as one.
+docs/results.md holds it between
 the markers BEGIN and END below, so that the page's table is generated, not
 written by hand (tests/vm/test_matrix.py checks that it is current).
 """
@@ -32,6 +35,9 @@ WORKLOADS = ("glimpse", "gnuld", "pystart", "pbuild-j2", "andrew-reads", "andrew
 CELL = re.compile(r"(?P<w>.+)-(?P<p>hdd2001|hdd|cloud|ssd|nvme)$")
 SHARES = (("bootlist", "boot list"), ("oracle", "oracle"), ("bound", "bound"),
           ("last_successor", "LS"), ("pcm-64-4", "PCM"), ("epcm-64-51", "EPCM"))
+# the configurations that run the module's models (the others do not use it)
+MODELS = ("last_successor", "pcm-64-4", "epcm-64-51")
+OLDER = " †"
 
 
 def cells(rows: List[Dict[str, Any]]) -> Dict[Tuple[str, str], Dict[str, Dict[str, Any]]]:
@@ -50,6 +56,24 @@ def pct(x: Optional[float]) -> str:
     return "-" if x is None else f"{x:.1f} %"
 
 
+def same_module(a: Dict[str, Any], b: Dict[str, Any]) -> bool:
+    """Were rows a and b measured with the same module: the same module
+    digest, or, for a summary that predates the digest, the same commit."""
+    if a.get("module") and b.get("module"):
+        return bool(a["module"] == b["module"])
+    return a.get("measured_by") is not None and a.get("measured_by") == b.get("measured_by")
+
+
+def model_cell(c: Dict[str, Dict[str, Any]], key: str, epcm: Dict[str, Any]) -> str:
+    """A share; a model's marked OLDER when measured on another module than
+    the row's EPCM (the module of record)."""
+    r = c.get(key)
+    if r is None:
+        return "-"
+    old = key in MODELS and key != "epcm-64-51" and epcm and not same_module(r, epcm)
+    return pct(r.get("gap_elapsed_pct")) + (OLDER if old else "")
+
+
 def table(rows: List[Dict[str, Any]]) -> str:
     """The matrix as a markdown table."""
     cs = cells(rows)
@@ -66,7 +90,7 @@ def table(rows: List[Dict[str, Any]]) -> str:
             out.append("| " + " | ".join(
                 [w, p, f"{c['none']['elapsed_s']:.3f}",
                  f"{c['hot']['elapsed_s']:.3f}" if "hot" in c else "-"]
-                + [pct(c.get(k, {}).get("gap_elapsed_pct")) for k, _ in SHARES]
+                + [model_cell(c, k, e) for k, _ in SHARES]
                 + [pct(e.get("of_oracle_pct")),
                    f"{2 ** shift} ns/instr"]) + " |")
     return "\n".join(out)

@@ -94,6 +94,7 @@ def summarize_config(d: Path, cache: str,
         m = json.loads(meta.read_text())
         s["host_s"] = m["host_s"]
         s["measured_by"] = m.get("build", {}).get("git")
+        s["module"] = m.get("build", {}).get("module_sha256")
     st = d / "ppf-stats.txt"
     if st.exists():
         kv = _counters(st)
@@ -314,7 +315,8 @@ def det_table(s: Dict[str, Any]) -> str:
 
 SUMMARY = SUMMARIES / "summary.json"
 SUMMARY_KEYS = ("elapsed_s", "io_latency_s", "read_mean_us", "read_p99_us",
-                "gap_elapsed_pct", "gap_io_pct", "of_oracle_pct", "runs", "carried")
+                "gap_elapsed_pct", "gap_io_pct", "of_oracle_pct", "runs", "carried",
+                "measured_by", "module")
 
 
 def summary_rows(summaries: Path = SUMMARIES) -> List[Dict[str, Any]]:

@@ -37,6 +37,22 @@ class MatrixTest(unittest.TestCase):
         self.assertEqual(lines[2], "| glimpse | hdd-2001 | 65.700 | 3.500 | - | 80.8 % | - | "
                                    "- | - | 52.3 % | 64.7 % | 1 ns/instr |")
 
+    def test_a_model_measured_on_another_module_is_marked(self) -> None:
+        rows: List[Dict[str, Any]] = [
+            row("pystart-hdd", "none", 4.0, 0.0),
+            row("pystart-hdd", "hot", 1.0, 100.0),
+            row("pystart-hdd", "last_successor", 3.6, 13.1, measured_by="aaaaaaa"),
+            row("pystart-hdd", "pcm-64-4", 3.5, 16.7, measured_by="bbbbbbb", module="m1"),
+            row("pystart-hdd", "epcm-64-51", 2.1, 63.5, measured_by="bbbbbbb", module="m2"),
+            # the boot list does not run the module: never marked
+            row("pystart-hdd", "bootlist", 2.0, 67.0, measured_by="ccccccc")]
+        cells = matrix.table(rows).splitlines()[2].split(" | ")
+        self.assertEqual(cells[4:10], ["67.0 %", "-", "-", "13.1 % †", "16.7 % †", "63.5 %"])
+        rows[2]["measured_by"] = "bbbbbbb"   # no digest: the same commit is the same module
+        rows[3]["module"] = "m2"
+        cells = matrix.table(rows).splitlines()[2].split(" | ")
+        self.assertEqual(cells[7:10], ["13.1 %", "16.7 %", "63.5 %"])
+
     def test_markers_are_required(self) -> None:
         with self.assertRaises(ValueError):
             matrix.spliced("no markers here", "| t |")
