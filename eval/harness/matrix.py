@@ -35,8 +35,9 @@ WORKLOADS = ("glimpse", "gnuld", "pystart", "pbuild-j2", "andrew-reads", "andrew
 CELL = re.compile(r"(?P<w>.+)-(?P<p>hdd2001|hdd|cloud|ssd|nvme)$")
 SHARES = (("bootlist", "boot list"), ("oracle", "oracle"), ("bound", "bound"),
           ("last_successor", "LS"), ("pcm-64-4", "PCM"), ("epcm-64-51", "EPCM"))
-# the configurations that run the module's models (the others do not use it)
-MODELS = ("last_successor", "pcm-64-4", "epcm-64-51")
+# the models whose shares are read against the row's EPCM, the module of
+# record (the boot list, the oracle and the bound do not run the module)
+MARKED = ("last_successor", "pcm-64-4")
 OLDER = " †"
 
 
@@ -64,13 +65,13 @@ def same_module(a: Dict[str, Any], b: Dict[str, Any]) -> bool:
     return a.get("measured_by") is not None and a.get("measured_by") == b.get("measured_by")
 
 
-def model_cell(c: Dict[str, Dict[str, Any]], key: str, epcm: Dict[str, Any]) -> str:
-    """A share; a model's marked OLDER when measured on another module than
-    the row's EPCM (the module of record)."""
+def share_cell(c: Dict[str, Dict[str, Any]], key: str, epcm: Dict[str, Any]) -> str:
+    """Configuration key's share of the gap; a MARKED model's marked OLDER
+    when measured on another module than the row's EPCM."""
     r = c.get(key)
     if r is None:
         return "-"
-    old = key in MODELS and key != "epcm-64-51" and epcm and not same_module(r, epcm)
+    old = key in MARKED and bool(epcm) and not same_module(r, epcm)
     return pct(r.get("gap_elapsed_pct")) + (OLDER if old else "")
 
 
@@ -90,7 +91,7 @@ def table(rows: List[Dict[str, Any]]) -> str:
             out.append("| " + " | ".join(
                 [w, p, f"{c['none']['elapsed_s']:.3f}",
                  f"{c['hot']['elapsed_s']:.3f}" if "hot" in c else "-"]
-                + [model_cell(c, k, e) for k, _ in SHARES]
+                + [share_cell(c, k, e) for k, _ in SHARES]
                 + [pct(e.get("of_oracle_pct")),
                    f"{2 ** shift} ns/instr"]) + " |")
     return "\n".join(out)

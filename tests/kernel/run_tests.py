@@ -237,7 +237,10 @@ def run_test(t: Test, kdir: Path, initrd: Path, adds: Sequence[str],
     run.report(res, req)
     text = logf.read_text(errors="replace") if logf.exists() else ""
     checks = parse.count_checks(text)
-    for line in text.splitlines():
+    # The guest's KTAP, after /init's start marker (run.py's own "# " header
+    # lines, the QEMU command and the image digests, come before it).
+    start = text.find("<<<PPF-START")
+    for line in text[max(start, 0):].splitlines():
         if line.startswith(("ok ", "not ok ", "# ", "Bail out!")):
             print(f"  {t.name}: {line}")
     if res.exit_code != 0:
