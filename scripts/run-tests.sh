@@ -98,7 +98,14 @@ suite fuzz-model fuzz "$BUILD/fuzz_model" tests/fuzz/corpus-model
 suite fuzz-trace fuzz userspace/trace-replay/fuzz_trace_parse tests/trace/corpus
 suite fuzz-state fuzz "$BUILD/fuzz_state" tests/fuzz/corpus-state
 
+# A red run names what failed in its last lines, which are often all a CI
+# log keeps: each failed suite's failing checks, premises and bail-outs.
 echo
+for name in "${failed_suites[@]}"; do
+	echo "-- $name:"
+	grep -E '^(failed: |.*(not ok [0-9]|# premise failed|Bail out!|boot failed|no KTAP totals|FAILED |[0-9]+ passed, [1-9][0-9]* failed))' \
+		"$BUILD/test-$name.log" | tail -n 20
+done
 [[ ${#failed_suites[@]} -eq 0 ]] || echo "failed suites: ${failed_suites[*]}"
 echo "$total_pass passed, $total_fail failed, $total_skip skipped"
 [[ $total_fail -eq 0 ]]

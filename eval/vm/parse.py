@@ -117,6 +117,24 @@ def count_checks(log_text: str) -> Checks:
     return Checks(int(m[-1][0]), int(m[-1][1]), int(m[-1][2]))
 
 
+def boot_checks(res: Result, checks: Checks) -> Tuple[Checks, Optional[str]]:
+    """What one guest test's boot counts, and why it counts a failure of its
+    own (None if it does not).  A script that exits non-zero because of the
+    failures its totals count adds nothing: each failed check is one
+    failure.  A boot that did not end that way (a splat, a timeout, QEMU
+    gone, a non-zero exit with no failure counted) is one failure more, and
+    a boot that ended well but printed no totals checked nothing: one
+    failure."""
+    if res.status == "failed" and checks.failed:
+        return checks, None
+    if res.exit_code != 0:
+        return (checks._replace(failed=checks.failed + 1),
+                f"boot failed ({res.status}, run.py exit {res.exit_code})")
+    if checks == (0, 0, 0):
+        return checks._replace(failed=1), 'no KTAP totals line ("# Totals: pass:N fail:N ...")'
+    return checks, None
+
+
 def extract(log_text: str, dest: Path) -> bool:
     """Unpack the evaluation's results tar from the console into dest."""
     m = RESULTS_RE.search(log_text)

@@ -13,8 +13,9 @@ tests/kernel/guest/lib.sh) and the kernel log has no
 splat (oops, BUG, KASAN, lockdep, WARNING, hung task, kmemleak report): run.py
 fails the boot otherwise.  The kernel build and the module build are cached
 under ${PPF_CACHE:-/var/cache/ppf}.  The last line is "N passed, N failed",
-counting the checks of every test (a test whose boot failed counts as one
-failure more).  Tests of the debian and debian61 variants boot Debian's own
+counting the checks of every test (a failed check is one failure; a boot
+that failed otherwise, or printed no totals, one more: eval/vm/parse.py's
+boot_checks).  Tests of the debian and debian61 variants boot Debian's own
 6.12 kernel and its default 6.1 kernel instead, with the module built
 against their headers (eval/vm/debian.py).
 """
@@ -243,14 +244,11 @@ def run_test(t: Test, kdir: Path, initrd: Path, adds: Sequence[str],
     for line in text[max(start, 0):].splitlines():
         if line.startswith(("ok ", "not ok ", "# ", "Bail out!")):
             print(f"  {t.name}: {line}")
-    if res.exit_code != 0:
-        checks = checks._replace(failed=checks.failed + 1)
-        tail = "\n".join(text.splitlines()[-40:])
-        print(f"  {t.name}: boot failed (run.py exit {res.exit_code}); log {logf}\n{tail}")
-    elif checks == (0, 0, 0):
-        # A boot that ran to the end without a totals line checked nothing.
-        checks = checks._replace(failed=1)
-        print(f"  {t.name}: no KTAP totals line (\"# Totals: pass:N fail:N ...\"); log {logf}")
+    checks, why = parse.boot_checks(res, checks)
+    if why:
+        print(f"  {t.name}: {why}; log {logf}")
+        if res.exit_code != 0:
+            print("\n".join(text.splitlines()[-40:]))
     return checks
 
 

@@ -66,6 +66,33 @@ class RecordedConsoleTest(unittest.TestCase):
             "# Totals: pass:1 fail:2 xfail:0 xpass:0 skip:0 error:0\n"
             "# Totals: pass:3 fail:0 xfail:0 xpass:0 skip:0 error:0\n"), (3, 0, 0))
 
+    def test_a_failed_check_counts_once(self) -> None:
+        # The script's non-zero exit is its failed check, not a failure more.
+        failed = parse.Result(status="failed", exit_code=1, guest_rc=1)
+        self.assertEqual(parse.boot_checks(failed, parse.Checks(55, 1, 0)),
+                         ((55, 1, 0), None))
+
+    def test_a_failed_boot_counts_one_more(self) -> None:
+        for status, code in (("splat", parse.EXIT_SPLAT), ("timeout", parse.EXIT_TIMEOUT),
+                             ("no-marker", parse.EXIT_NO_MARKER)):
+            res = parse.Result(status=status, exit_code=code)
+            checks, why = parse.boot_checks(res, parse.Checks(56, 0, 0))
+            self.assertEqual(checks, (56, 1, 0))
+            self.assertIn(status, why or "")
+        # A script that failed with no failure in its totals.
+        res = parse.Result(status="failed", exit_code=1, guest_rc=1)
+        self.assertEqual(parse.boot_checks(res, parse.Checks(56, 0, 0))[0], (56, 1, 0))
+        # A splat and a failed check: both count.
+        res = parse.Result(status="splat", exit_code=parse.EXIT_SPLAT, guest_rc=1)
+        self.assertEqual(parse.boot_checks(res, parse.Checks(55, 1, 0))[0], (55, 2, 0))
+
+    def test_a_boot_that_checked_nothing_fails(self) -> None:
+        ok = parse.Result(status="ok", exit_code=0, guest_rc=0)
+        checks, why = parse.boot_checks(ok, parse.Checks(0, 0, 0))
+        self.assertEqual(checks, (0, 1, 0))
+        self.assertIn("no KTAP totals", why or "")
+        self.assertEqual(parse.boot_checks(ok, parse.Checks(56, 0, 0)), ((56, 0, 0), None))
+
     def test_a_splat_in_a_recorded_boot(self) -> None:
         lines = (DATA / "kernel-sysctl.log").read_text().splitlines(keepends=True)
         lines.insert(100, "[   12.345678] BUG: KASAN: slab-use-after-free in ppf_x+0x1/0x2\n")
