@@ -74,8 +74,9 @@ real_done() {  # real_done NAME: its log and its output's listing
 
 T=/sys/kernel/tracing
 EVENTS="filemap/mm_filemap_add_to_page_cache filemap/mm_filemap_fault"
-inodes() {  # inodes NAME: "INO PATH" of the tree (not into the bind mount)
-    find $DIR/t -path $NEW$ROOT -prune -o -exec stat -c '%i %n' {} + > $OUT/$1.inodes
+inodes() {  # inodes NAME: "INO PATH" of the tree (not into the bind mounts:
+    # the root's, the same file system, pruned; /dev's, devtmpfs, by -xdev)
+    find $DIR/t -xdev -path $NEW$ROOT -prune -o -exec stat -c '%i %n' {} + > $OUT/$1.inodes
 }
 trace_on() {
     [ -d $T/events ] || mount -t tracefs tracefs $T || { say "no tracefs"; return 1; }

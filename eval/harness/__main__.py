@@ -114,7 +114,9 @@ def parser() -> argparse.ArgumentParser:
     w.add_argument("names", nargs="*", help="workload names or trace files (default: all)")
     k = sub.add_parser("realcheck", help="the workload's real program against its replay, "
                                          "cold and hot, in one VM (realcheck.py)")
-    k.add_argument("workload", help="a workload with a real-tree recipe (glimpse)")
+    k.add_argument("workload", help="a workload with a real-tree recipe (glimpse; "
+                                   "pystart, pbuild-j2, pbuild-j4: the recording "
+                                   "their experiment measures)")
     k.add_argument("--profile", default="hdd-2001", help="disk profile (default hdd-2001)")
     k.add_argument("--spin-rate", help="the replay's spin rate (iterations/us; default "
                                        "the experiments': think scaled to compute time)")

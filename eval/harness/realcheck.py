@@ -16,10 +16,11 @@ replays of the experiment WORKLOAD-PROFILE (e.g. glimpse-hdd2001: none
 cold-1, hot hot-1) when its results are there.
 
 The image: build-tree's tree of the trace (the replay's), then the real
-content over it: the workload's real tree (a recipe per workload, REAL_TREES;
-only glimpse has one) and, for every file outside the recorded root, the
-host's own file (ELF loader, library symlinks and /bin/sh added: the trace
-has no event for them).  Results in $PPF_CACHE/eval/results/realcheck-NAME-PROFILE/.
+content over it: the workload's real tree (a recipe per workload, REAL_TREES:
+glimpse, pystart, pbuild-j2 and -j4) and, for every file outside the recorded
+root, the host's own file (ELF loader, library symlinks, /bin/sh and the
+recipe's RealRun.host added: the trace has no event for them).  Results in
+$PPF_CACHE/eval/results/realcheck-NAME-PROFILE/ ($PPF_RESULTS/... when set).
 """
 
 from __future__ import annotations
@@ -85,9 +86,10 @@ def tree_digest(top: Path, sub: str) -> Tuple[int, int, str]:
     return len(paths), total, outer.hexdigest()
 
 
-def glimpse_tree(t: Path) -> None:
+def glimpse_tree(t: Path, trace: Path) -> None:
     """glimpse: Documentation/ of the pinned linux-source-6.12, unpacked from
-    its tarball and checked as record.sh checks it, in place of build-tree's."""
+    its tarball and checked as record.sh checks it (its pins, not the
+    trace's sizes), in place of build-tree's."""
     pins = record_pins(TOP / "eval" / "workloads" / "glimpse" / "record.sh")
     tarball = Path(pins["TARBALL"])
     if not tarball.is_file():
@@ -112,7 +114,7 @@ PYSTART = TOP / "eval" / "workloads" / "pystart"
 PYSTART_PYTHON = "/usr/bin/python3"
 
 
-def pystart_tree(t: Path) -> None:
+def pystart_tree(t: Path, trace: Path) -> None:
     """pystart: the recorded root as record.sh makes it: plot.py, and the
     matplotlib config dir mpl/ with the font cache of one untraced start-up
     (the host's python3 and matplotlib, MPLCONFIGDIR=mpl, LC_ALL=C), its
@@ -130,19 +132,71 @@ def pystart_tree(t: Path) -> None:
         build.log("pystart: one untraced start-up for matplotlib's font cache")
         subprocess.run([PYSTART_PYTHON, str(t / "plot.py"), str(Path(tmp) / "warm.png")],
                        env=env, cwd=tmp, check=True)
-    want = {f.path.decode(): f.size for f in tracefmt.load_trace(
-        PYSTART / "pystart-3.trace.gz")["files"] if f.path.startswith(b"mpl/")}
+    want = {f.path.decode(): f.size for f in tracefmt.load_trace(trace)["files"]
+            if f.path.startswith(b"mpl/")}
     got = {p.relative_to(t).as_posix(): p.stat().st_size for p in mpl.rglob("*") if p.is_file()}
     if got != want:
         raise SystemExit(f"realcheck: pystart's mpl/ is {got}, the recording's was {want} "
                          "(another matplotlib or font set than the recording's?)")
 
 
-# recipe -> what puts its real tree over build-tree's (below the root); the
-# recipe is the workload (glimpse) or the recordings' directory (pystart:
-# pystart-1..3; `realcheck pystart` checks the one its experiment measures)
-REAL_TREES: Dict[str, Callable[[Path], None]] = {"glimpse": glimpse_tree,
-                                                 "pystart": pystart_tree}
+PBUILD = TOP / "eval" / "workloads" / "pbuild"
+
+
+def tree_differs(t: Path, files: Sequence[Any], what: Callable[[bytes], bool]) -> List[str]:
+    """The files of the trace's table (files) under the root that what()
+    selects, as t has them against the sizes the trace records: one line
+    per file missing or of another size."""
+    out = []
+    for f in files:
+        if f.new or f.is_dir or f.path.startswith(b"/") or not what(f.path):
+            continue
+        p = t / f.path.decode()
+        if not p.is_file():
+            out.append(f"{f.path.decode()}: missing (the trace's is {f.size} bytes)")
+        elif p.stat().st_size != f.size:
+            out.append(f"{f.path.decode()}: {p.stat().st_size} bytes, the trace's {f.size}")
+    return out
+
+
+def pbuild_tree(t: Path, trace: Path) -> None:
+    """pbuild: the recorded root as record.sh makes it: src/ as prepare.sh
+    installs it (the pinned lzma-sys crate from crates.io, its sha256
+    checked: xz 5.2's liblzma, common and xz sources, the crate's config.h,
+    the workload's Makefile; read-only), whole (make's $(wildcard) lists its
+    directories), and pbuild.sh.  Every file of the trace under src/, and
+    pbuild.sh, must have the size the trace records."""
+    with tempfile.TemporaryDirectory(dir=t.parent) as tmp:
+        build.log("pbuild: prepare.sh (the lzma-sys crate, from crates.io)")
+        # its own work area: prepare.sh empties $PPF_WORKDIR/pbuild/scratch
+        subprocess.run(["bash", str(PBUILD / "prepare.sh")],
+                       env={**os.environ, "PPF_WORKDIR": tmp}, check=True)
+        src = Path(tmp) / "pbuild" / "scratch" / "src"
+        # prepare.sh copies the Makefile without its mtime: today, which the
+        # guest (its clock starts at 2025-01-01, run.py's -rtc base) would
+        # see in the future (make's warning and its clock-skew check, which
+        # the recording did not have); the crate's config.h's instead
+        st = (src / "config.h").stat()
+        os.utime(src / "Makefile", (st.st_atime, st.st_mtime))
+        shutil.rmtree(t / "src")
+        shutil.move(str(src), t / "src")
+    shutil.copy(PBUILD / "pbuild.sh", t / "pbuild.sh")  # as record.sh: cp
+    os.utime(t / "pbuild.sh", (st.st_atime, st.st_mtime))
+    differ = tree_differs(t, tracefmt.load_trace(trace)["files"],
+                          lambda p: p.startswith(b"src/") or p == b"pbuild.sh")
+    if differ:
+        raise SystemExit(f"realcheck: pbuild's tree is not {trace.name}'s (another crate "
+                         f"or Makefile than the recording's?): " + "; ".join(differ))
+
+
+# recipe -> what puts its real tree over build-tree's (below the root), given
+# the trace it checks against; the recipe is the workload (glimpse) or the
+# recordings' name without their number (pystart: pystart-1..3; pbuild-j2:
+# pbuild-j2-1..4); `realcheck pystart` checks the one its experiment
+# (pystart-hdd2001) measures, `realcheck pbuild-j2` pbuild-j2-hdd2001's
+REAL_TREES: Dict[str, Callable[[Path, Path], None]] = {
+    "glimpse": glimpse_tree, "pystart": pystart_tree,
+    "pbuild-j2": pbuild_tree, "pbuild-j4": pbuild_tree}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -152,12 +206,32 @@ class RealRun:
     exports), a shell command run (untimed, in the root) before each real run
     (record.sh's), what it writes (listed after each run, in the root), and
     the guest's CPU model when TCG's default (qemu64) cannot run it: the
-    real and the replayed runs of that VM then run on it."""
+    real and the replayed runs of that VM then run on it; and host paths
+    the image needs that the trace has no event for (placed as the host
+    has them, symlinks included)."""
     cwd: str = ""
     env: Tuple[Tuple[str, str], ...] = ()
     before: str = ""
     output: str = ""
     cpu: str = ""
+    host: Tuple[str, ...] = ()
+
+
+# pbuild: record.sh's run (pbuild.sh sets LC_ALL and TMPDIR itself; record.sh
+# exported LC_ALL too).  The trace names the files the programs resolved to,
+# not the names they were looked up by: make runs `gcc` and `ar`, gcc `as`,
+# collect2 `ld` through PATH (/usr/bin/gcc -> gcc-12 ->
+# x86_64-linux-gnu-gcc-12, as -> x86_64-linux-gnu-as, ld -> x86_64-linux-gnu-ld
+# -> x86_64-linux-gnu-ld.bfd), and collect2 looks up nm and strip (the trace
+# has their targets, stat'ed); ar loads every plugin of /usr/lib/bfd-plugins
+# (a directory read: LLVMgold-14.so -> ../llvm-14/lib/LLVMgold.so, which maps
+# libLLVM-14, and liblto_plugin.so -> gcc's), the trace has their targets.
+PBUILD_RUN = RealRun(
+    cwd="{root}", env=(("LC_ALL", "C"), ("TMPDIR", "{root}/tmp")),
+    before="rm -rf obj tmp", output="obj",
+    host=("/usr/bin/gcc", "/usr/bin/ar", "/usr/bin/as", "/usr/bin/ld", "/usr/bin/nm",
+          "/usr/bin/strip", "/usr/lib/bfd-plugins/LLVMgold-14.so",
+          "/usr/lib/bfd-plugins/liblto_plugin.so"))
 
 
 REAL_RUNS: Dict[str, RealRun] = {
@@ -166,6 +240,8 @@ REAL_RUNS: Dict[str, RealRun] = {
                        before="rm -f figure.png", output="figure.png",
                        # qemu64: "Illegal instruction" (rc 132) before any output
                        cpu="max"),
+    "pbuild-j2": PBUILD_RUN,
+    "pbuild-j4": PBUILD_RUN,
 }
 
 
@@ -228,17 +304,18 @@ def needed_by(path: str) -> List[str]:
     return re.findall(r"(?:=> |^\s*)(/\S+)", r.stdout, re.M)
 
 
-def host_files(files: Sequence[Any], abs_root: Path, command: str = "") -> Dict[str, Any]:
+def host_files(files: Sequence[Any], abs_root: Path, command: str = "",
+               also: Sequence[str] = ()) -> Dict[str, Any]:
     """Every file of the trace's table (files) outside its root: the host's own
     at _abs/PATH, plus what running them needs (/bin/sh, each library's
     symlink, and the command's own absolute words: pystart's /usr/bin/python3
-    is a symlink the trace has no event for, it names python3.11).  Returns
-    what differs from the trace."""
+    is a symlink the trace has no event for, it names python3.11), and the
+    recipe's own (also: RealRun.host).  Returns what differs from the trace."""
     outside = [f for f in files
                if f.path.startswith(b"/") and not f.new and not f.is_dir]
     differ = {}
-    extra = {"/bin/sh"} | {a for a in shlex.split(command)
-                           if a.startswith("/") and os.path.isfile(a)}
+    extra = {"/bin/sh", *also} | {a for a in shlex.split(command)
+                                  if a.startswith("/") and os.path.isfile(a)}
     for f in outside:
         p = f.path.decode()
         place(p, abs_root)
@@ -278,9 +355,10 @@ def real_image(w: Workload) -> Tuple[Path, int, Dict[str, Any]]:
     t.mkdir(parents=True)
     tr = tracefmt.load_trace(w.trace)
     build.sh([build.REPLAY, "build-tree", w.trace, t], stdout=subprocess.DEVNULL)
-    tree(t)
+    tree(t, w.trace)
     abs_root = t / "_abs"
-    info = host_files(tr["files"], abs_root, meta_text(w.trace, "command"))
+    info = host_files(tr["files"], abs_root, meta_text(w.trace, "command"),
+                      REAL_RUNS.get(recipe(w.name), RealRun()).host)
     # mount points of the guest: the recorded root (a bind mount of t), /dev
     for d in (meta_text(w.trace, "root").lstrip("/"), "dev", "proc", "tmp"):
         (abs_root / d).mkdir(parents=True, exist_ok=True)
@@ -440,6 +518,23 @@ def guest_path(p: str, root: str) -> str:
     return p
 
 
+def inode_paths(out: Path, name: str, root: str) -> Dict[int, str]:
+    """NAME.inodes (realcheck.sh's "INO PATH" of the tree after a run) as
+    inode -> the path as the trace names it.  Only the image's file system:
+    until realcheck.sh's find kept to one (-xdev), a real run's list also
+    walked the guest's /dev, bind-mounted at t/_abs/dev (devtmpfs: its
+    inode numbers are the image's too; in realcheck pbuild-j2, 530 of its
+    542 entries, listed after src/ and taking its names: /dev/ttyd1 for
+    src/xz/list.c); such lines are left out, so older results read right."""
+    ino_path: Dict[int, str] = {}
+    for line in (out / f"{name}.inodes").read_text().splitlines():
+        num, _, path = line.partition(" ")
+        if path == GUEST_DIR + "/_abs/dev" or path.startswith(GUEST_DIR + "/_abs/dev/"):
+            continue  # -xdev still lists the mount point, devtmpfs's root
+        ino_path[int(num)] = guest_path(path, root)
+    return ino_path
+
+
 def traced_pages(out: Path, name: str, root: str) -> Dict[str, Dict[str, int]]:
     """realcheck.sh's NAME.pages.gz (the traced run's filemap events) per
     file: pages (distinct page indexes brought into the page cache), folios
@@ -451,10 +546,7 @@ def traced_pages(out: Path, name: str, root: str) -> Dict[str, Dict[str, int]]:
     dev = (out / "dev").read_text().strip()
     major, minor = (int(x) for x in dev.split(":"))
     bdev_ino = major << 20 | minor  # the block device's inode: its dev_t (bdevfs)
-    ino_path: Dict[int, str] = {}
-    for line in (out / f"{name}.inodes").read_text().splitlines():
-        num, _, path = line.partition(" ")
-        ino_path[int(num)] = guest_path(path, root)
+    ino_path = inode_paths(out, name, root)
     pages: Dict[str, Set[int]] = {}
     count: Dict[str, Dict[str, int]] = {}
     with gzip.open(out / f"{name}.pages.gz", "rt") as f:
@@ -499,10 +591,7 @@ def fault_pages(out: Path, name: str, root: str,
     page absent, or a write fault); the pages fault-around and read-around
     add are left out: the replay's touch of the faulted pages adds them again."""
     dev = (out / "dev").read_text().strip()
-    ino_path: Dict[int, str] = {}
-    for line in (out / f"{name}.inodes").read_text().splitlines():
-        num, _, path = line.partition(" ")
-        ino_path[int(num)] = guest_path(path, root)
+    ino_path = inode_paths(out, name, root)
     faults: Dict[str, List[int]] = {}
     seen: Dict[str, Set[int]] = {}
     with gzip.open(out / f"{name}.pages.gz", "rt") as f:

@@ -4,6 +4,7 @@ recipes' commands, and the reading of the guest's samples and traced pages."""
 
 from __future__ import annotations
 
+import collections
 import gzip
 import os
 import shutil
@@ -84,6 +85,32 @@ class TestRealImage(unittest.TestCase):
         self.assertEqual(pins["TARBALL"], "/usr/src/linux-source-6.12.tar.xz")
         self.assertEqual(len(pins["TREE_SHA256"]), 64)
 
+    def test_host_files_places_the_recipe_s_own(self) -> None:
+        host = self.tmp / "host"
+        (host / "bin").mkdir(parents=True)
+        (host / "bin" / "tool-12").write_text("#!/bin/sh\n")
+        os.symlink("tool-12", host / "bin" / "tool")
+        root = self.tmp / "root"
+        info = realcheck.host_files([], root, "", also=[f"{host}/bin/tool"])
+        self.assertIn(f"{host}/bin/tool", info["added"])
+        inside = root / host.relative_to("/") / "bin"
+        self.assertEqual(os.readlink(inside / "tool"), "tool-12")
+        self.assertEqual((inside / "tool-12").read_text(), "#!/bin/sh\n")
+
+    def test_tree_differs_names_each_file(self) -> None:
+        F = collections.namedtuple("F", "size new path is_dir")
+        files = [F(3, False, b"src/a.c", False), F(5, False, b"src/b.h", False),
+                 F(0, False, b"src/d", True), F(0, True, b"obj/a.o", False),
+                 F(9, False, b"/usr/include/x.h", False), F(1, False, b"src/gone.c", False),
+                 F(2, False, b"other", False)]
+        (self.tmp / "src").mkdir()
+        (self.tmp / "src" / "a.c").write_text("abc")
+        (self.tmp / "src" / "b.h").write_text("abcd")
+        self.assertEqual(realcheck.tree_differs(self.tmp, files,
+                                                lambda p: p.startswith(b"src/")),
+                         ["src/b.h: 4 bytes, the trace's 5",
+                          "src/gone.c: missing (the trace's is 1 bytes)"])
+
     def test_no_recipe_is_a_clear_error(self) -> None:
         w = realcheck.workload("andrew")
         with self.assertRaisesRegex(SystemExit, "no recipe for andrew's real tree"):
@@ -94,8 +121,10 @@ class TestRecipes(unittest.TestCase):
     def test_recipe_of_a_recording(self) -> None:
         self.assertEqual(realcheck.recipe("glimpse"), "glimpse")
         self.assertEqual(realcheck.recipe("pystart-3"), "pystart")
-        with self.assertRaisesRegex(SystemExit, "no recipe for pbuild-j2-1"):
-            realcheck.recipe("pbuild-j2-1")
+        self.assertEqual(realcheck.recipe("pbuild-j2-4"), "pbuild-j2")
+        self.assertEqual(realcheck.recipe("pbuild-j4-3"), "pbuild-j4")
+        with self.assertRaisesRegex(SystemExit, "no recipe for andrew"):
+            realcheck.recipe("andrew")
 
     def test_pystart_is_the_recording_its_experiment_measures(self) -> None:
         self.assertEqual(realcheck.measured_workload("pystart", "pystart-hdd2001").name,
@@ -104,6 +133,46 @@ class TestRecipes(unittest.TestCase):
                          "glimpse")
         with self.assertRaisesRegex(SystemExit, "no workload 'pystart'"):
             realcheck.measured_workload("pystart", "glimpse-hdd2001")
+        self.assertEqual(realcheck.measured_workload("pbuild-j2", "pbuild-j2-hdd2001").name,
+                         "pbuild-j2-4")
+        self.assertEqual(realcheck.measured_workload("pbuild-j4", "pbuild-j4-hdd2001").name,
+                         "pbuild-j4-3")
+
+    def test_pbuild_real_command(self) -> None:
+        """pbuild's recorded command in its root (make's relative paths),
+        with pbuild.sh's LC_ALL and TMPDIR; the root, the image's mount point,
+        is the trace's."""
+        w = realcheck.measured_workload("pbuild-j2", "pbuild-j2-hdd2001")
+        root = realcheck.meta_text(w.trace, "root")
+        command = realcheck.meta_text(w.trace, "command")
+        self.assertEqual(root, "/var/tmp/ppf-work/pbuild/scratch")
+        self.assertEqual(command, f"bash ./pbuild.sh {root} 2")
+        self.assertEqual(realcheck.real_command(w.name, command, root),
+                         f"LC_ALL=C TMPDIR={root}/tmp chroot $NEW /bin/sh -c "
+                         f"'cd {root} && exec bash ./pbuild.sh {root} 2'")
+        cmd = realcheck.real_command(w.name, "echo $PWD $TMPDIR $LC_ALL", "/tmp")
+        r = subprocess.run(["sh", "-c", 'chroot() { shift; "$@"; }; NEW=/x; eval "$CMD"'],
+                           env={"PATH": os.environ["PATH"], "CMD": cmd},
+                           text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.assertEqual(r.stdout, "/tmp /tmp/tmp C\n", r.stderr)
+        run = realcheck.REAL_RUNS["pbuild-j2"]
+        self.assertEqual((run.before, run.output, run.cpu), ("rm -rf obj tmp", "obj", ""))
+
+    def test_pbuild_host_files(self) -> None:
+        """The compilers the trace execs are outside its root (placed from the
+        host); the names they are run by are the recipe's."""
+        w = realcheck.measured_workload("pbuild-j2", "pbuild-j2-hdd2001")
+        t = realcheck.tracefmt.load_trace(w.trace)
+        execs = {t["files"][e.fid].path.decode() for e in t["events"] if e.op == "exec"}
+        for p in ("/usr/lib/gcc/x86_64-linux-gnu/12/cc1",
+                  "/usr/lib/gcc/x86_64-linux-gnu/12/collect2",
+                  "/usr/bin/x86_64-linux-gnu-as", "/usr/bin/x86_64-linux-gnu-ld.bfd",
+                  "/usr/bin/x86_64-linux-gnu-gcc-12", "/usr/bin/x86_64-linux-gnu-ar"):
+            self.assertIn(p, execs)
+        # by the names PATH finds, which the trace does not have
+        files = {f.path.decode() for f in t["files"]}
+        for p in realcheck.REAL_RUNS["pbuild-j2"].host:
+            self.assertNotIn(p, files)
 
     def test_real_command(self) -> None:
         """glimpse's as before (chrooted, as recorded); pystart's in its root
@@ -187,6 +256,18 @@ class TestPages(unittest.TestCase):
             "/usr/lib/x86_64-linux-gnu/libgfortran.so.5.0.0":
                 {"pages": 21, "folios": 21, "faults": 3},
             "(block device 251:0: metadata)": {"pages": 3, "folios": 3, "faults": 0}})
+
+    def test_guest_dev_is_not_the_image(self) -> None:
+        """/dev bind-mounted in the tree (older real runs' .inodes): its inode
+        numbers are devtmpfs's, not the image's, and do not name its pages."""
+        with tempfile.TemporaryDirectory() as d:
+            out = traced_run(Path(d))
+            (out / "real.inodes").write_text(INODES + "1 /mnt/w/t/_abs/dev\n"
+                                             "989 /mnt/w/t/_abs/dev/ttyd1\n")
+            got = realcheck.traced_pages(out, "real", "/r")
+            self.assertIn("/usr/lib/x86_64-linux-gnu/libgfortran.so.5.0.0", got)
+            self.assertEqual(realcheck.inode_paths(out, "real", "/r")[1084], "/r/plot.py")
+            self.assertNotIn(1, realcheck.inode_paths(out, "real", "/r"))
 
     def test_page_comparison(self) -> None:
         lib = "/usr/lib/x86_64-linux-gnu/libgfortran.so.5.0.0"
@@ -274,6 +355,8 @@ class TestSamples(unittest.TestCase):
     def test_cli(self) -> None:
         a = cli.parser().parse_args(["realcheck", "glimpse", "--spin-rate", "658"])
         self.assertEqual((a.workload, a.profile, a.spin_rate), ("glimpse", "hdd-2001", "658"))
+        ap = cli.parser()
+        cli.check_args(ap, ap.parse_args(["realcheck", "pbuild-j2"]))  # a recipe: no error
         with self.assertRaisesRegex(SystemExit, "unknown profile"):
             realcheck.main("glimpse", "floppy")
 
