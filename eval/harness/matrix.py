@@ -9,7 +9,10 @@ configuration closes in elapsed time: the boot list, the oracle, the bound,
 each model at its default shape; EPCM's share as a fraction of the
 oracle's; the cold and hot elapsed times.  A model's share measured with
 another module than the row's EPCM (the module of record) is marked with a
-dagger, so that figures of two modules are never read as one.
+dagger, so that figures of two modules are never read as one.  The bench
+column gives the guest's speed, and "at faults" where the workload's mapped
+files were replayed at the pages the real program faulted (its faults
+files) rather than whole.
 docs/results.md holds it between
 the markers BEGIN and END below, so that the page's table is generated, not
 written by hand (tests/vm/test_matrix.py checks that it is current).
@@ -93,7 +96,8 @@ def table(rows: List[Dict[str, Any]]) -> str:
                  f"{c['hot']['elapsed_s']:.3f}" if "hot" in c else "-"]
                 + [share_cell(c, k, e) for k, _ in SHARES]
                 + [pct(e.get("of_oracle_pct")),
-                   f"{2 ** shift} ns/instr"]) + " |")
+                   f"{2 ** shift} ns/instr"
+                   + (", at faults" if c["none"].get("faults") else "")]) + " |")
     return "\n".join(out)
 
 

@@ -9,7 +9,7 @@ from typing import Any, Dict, List, Optional
 
 from . import bound
 from .profiles import PROFILES
-from .runner import RESULTS, load_experiment, results_dir, workload_name
+from .runner import RESULTS, faults_digests, load_experiment, results_dir, workload_name
 from .workloads import TOP
 
 FIGURES = TOP / "docs" / "figures"
@@ -95,6 +95,7 @@ def summarize_config(d: Path, cache: str,
         s["host_s"] = m["host_s"]
         s["measured_by"] = m.get("build", {}).get("git")
         s["module"] = m.get("build", {}).get("module_sha256")
+        s["faults"] = m.get("faults")
     st = d / "ppf-stats.txt"
     if st.exists():
         kv = _counters(st)
@@ -128,15 +129,21 @@ def summarize(name: str, committed: Optional[Path] = None) -> Dict[str, Any]:
     that measuring one configuration again keeps the others' record."""
     exp = load_experiment(name)
     root = results_dir(exp)
+    faults = faults_digests(exp)
     old = json.loads(committed.read_text()) if committed and committed.exists() else {}
-    if old and not same_bench(old, exp.icount_shift):
-        old = {}  # another guest CPU: its figures are not comparable, none carried
+    if old and not same_bench(old, exp.icount_shift, faults):
+        old = {}  # another bench: its figures are not comparable, none carried
     old_rows = {r["config"]: r for r in old.get("rows", []) if r.get("cache") != "bound"}
     old_build = ((old.get("run") or {}).get("build") or {}).get("git")
     rows: List[Dict[str, Any]] = []
     for c in exp.configs:
         s = summarize_config(root / c.name, "hot" if c.cache == "hot" else "cold",
                              exp.icount_shift)
+        if s is not None and (s.pop("faults", None) or {}) != faults:
+            # collected with other faults files (or none): another bench
+            print(f"report {name}: {c.name}'s results in {root} were replayed with other "
+                  f"faults files than the workload has now: left out (run it again)")
+            s = None
         if s is None:
             if c.name in old_rows:
                 carried = dict(old_rows[c.name])
@@ -170,17 +177,21 @@ def summarize(name: str, committed: Optional[Path] = None) -> Dict[str, Any]:
     calib = RESULTS / "profiles" / exp.profile / "calibration.json"
     return {"experiment": exp.name, "workload": workload_name(exp), "profile": exp.profile,
             "warmups": exp.warmups, "runs": exp.runs, "replay_args": exp.replay_args,
-            "spin_rate": exp.spin_rate, "icount_shift": exp.icount_shift,
+            "spin_rate": exp.spin_rate, "icount_shift": exp.icount_shift, "faults": faults,
             "run": json.loads(info.read_text()) if info.exists() else None,
             "calibration": json.loads(calib.read_text()) if calib.exists() else None,
             "hot_run": hot_base is not None, "rows": rows, "determinism": det,
             "adhoc": bool(exp.spec.get("adhoc")), "noise": noise(rows)}
 
 
-def same_bench(old: Dict[str, Any], icount_shift: int) -> bool:
-    """Was the summary @old measured on the bench of today's experiment (the
-    same guest CPU)?  Summaries before the shift was recorded ran at 2."""
-    return bool(old.get("icount_shift", 2) == icount_shift)
+def same_bench(old: Dict[str, Any], icount_shift: int, faults: Dict[str, str]) -> bool:
+    """Was the summary @old measured on the bench of today's experiment: the
+    same guest CPU, and its mapped files replayed the same way (the same
+    faults files, runner.faults_digests; none: replayed whole)?  Summaries
+    before the shift was recorded ran at 2; before the faults were, with
+    none (the summaries of pystart, which had them, carry them)."""
+    return bool(old.get("icount_shift", 2) == icount_shift
+                and old.get("faults", {}) == faults)
 
 
 def bound_row(b: Dict[str, Any]) -> Dict[str, Any]:
@@ -339,6 +350,7 @@ def summary_rows(summaries: Path = SUMMARIES) -> List[Dict[str, Any]]:
                             for k in ("worker_insns_per_open",
                                       "worker_insns_per_open_outside_readahead")},
                          "icount_shift": s.get("icount_shift", 2),
+                         "faults": bool(s.get("faults")),
                          "experiment": s["experiment"]})
     return rows
 
@@ -379,10 +391,11 @@ def check_not_less(s: Dict[str, Any], old_path: Path) -> None:
     if not old_path.exists():
         return
     old = json.loads(old_path.read_text())
-    if not same_bench(old, s["icount_shift"]):
+    if not same_bench(old, s["icount_shift"], s.get("faults", {})):
         # a new bench replaces the old one's figures: git keeps them
         print(f"report {name}: {old_path} was measured at icount shift "
-              f"{old.get('icount_shift', 2)}, this at {s['icount_shift']}: replaced; its "
+              f"{old.get('icount_shift', 2)} with faults files {old.get('faults', {})}, "
+              f"this at {s['icount_shift']} with {s.get('faults', {})}: replaced; its "
               f"configurations not measured again are dropped: "
               + (", ".join(r["config"] for r in old.get("rows", [])
                            if r.get("cache") != "bound" and r["config"] not in

@@ -404,6 +404,19 @@ def faults_adds(trace: Path, guest: str) -> List[str]:
     return [f"{f}:{guest[:-len('.gz')]}.faults.gz"] if f else []
 
 
+def faults_digests(exp: Experiment) -> Dict[str, str]:
+    """{trace file name: sha256 (12 digits) of its faults file} for each trace
+    the experiment replays that has one: part of what the bench is, since a
+    mapped file replayed at its faults reads a fraction of it replayed whole.
+    Recorded with every boot (meta.json) and summary; report compares it."""
+    out = {}
+    for t in [trace_of(exp), *warmup_traces(exp)]:
+        f = faults_of(t)
+        if f is not None:
+            out[t.name] = hashlib.sha256(f.read_bytes()).hexdigest()[:12]
+    return out
+
+
 def trace_files(exp: Experiment) -> List[str]:
     """The traces the guest gets (BootRequest adds, HOST:GUEST)."""
     out = [f"{trace_of(exp)}:/ppf/trace.gz", *faults_adds(trace_of(exp), "/ppf/trace.gz")]
@@ -548,6 +561,7 @@ class Runner:
         ok = extract(text, out)
         meta = {"config": dataclasses.asdict(c), "tag": tag, "host_s": round(host_s, 1),
                 "build": self.b.identity(), "spin_rate": spin_rate(exp),
+                "faults": faults_digests(exp),
                 "run_py_status": res.exit_code, "results": ok,
                 "vm": dataclasses.asdict(res)}
         (out / "meta.json").write_text(json.dumps(meta, indent=1))
@@ -582,7 +596,8 @@ class Runner:
                 jobs.append((c, f"{c.name}.boot2", False))
         derived = w.derived(replays(exp, exp.configs[0], False), exp.image_in_initramfs)
         info = {"experiment": exp.info(), "workload": derived,
-                "build": self.b.identity(), "image_mb": img_mb}
+                "build": self.b.identity(), "image_mb": img_mb,
+                "faults": faults_digests(exp)}
         # written first too: `report NAME` finds an experiment made by
         # run --trace here, and a stopped run leaves what it was
         (root / "experiment.json").write_text(json.dumps(info, indent=1))

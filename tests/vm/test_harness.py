@@ -137,6 +137,19 @@ class ExperimentTest(unittest.TestCase):
         self.assertEqual(runner.trace_of(exp), ANDREW)
 
 
+class FaultsTest(unittest.TestCase):
+    def test_faults_digests(self) -> None:
+        # the bench of a trace replayed at its faults names the faults file
+        exp = runner.load_experiment("pystart-ssd")
+        got = runner.faults_digests(exp)
+        self.assertEqual(sorted(got), ["pystart-1.trace.gz", "pystart-2.trace.gz",
+                                       "pystart-3.trace.gz"])
+        data = (TOP / "eval" / "workloads" / "pystart" / "pystart-3.faults.gz").read_bytes()
+        self.assertEqual(got["pystart-3.trace.gz"], hashlib.sha256(data).hexdigest()[:12])
+        # andrew has none: its mapped files are replayed whole
+        self.assertEqual(runner.faults_digests(runner.Experiment("x", "andrew", "hdd", [])), {})
+
+
 class SynthTest(unittest.TestCase):
     # sha256 of the decompressed traces synth.py made before it used
     # ppftrace.fmt (they must not change: experiments train and measure on them)

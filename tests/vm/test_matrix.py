@@ -37,6 +37,13 @@ class MatrixTest(unittest.TestCase):
         self.assertEqual(lines[2], "| glimpse | hdd-2001 | 65.700 | 3.500 | - | 80.8 % | - | "
                                    "- | - | 52.3 % | 64.7 % | 1 ns/instr |")
 
+    def test_a_cell_replayed_at_faults_says_so(self) -> None:
+        rows: List[Dict[str, Any]] = [
+            row("pystart-ssd", "none", 2.0, 0.0, faults=True),
+            row("pystart-ssd", "hot", 1.0, 100.0, faults=True)]
+        self.assertTrue(matrix.table(rows).splitlines()[2].endswith(
+            "| 1 ns/instr, at faults |"))
+
     def test_a_model_measured_on_another_module_is_marked(self) -> None:
         rows: List[Dict[str, Any]] = [
             row("pystart-hdd", "none", 4.0, 0.0),

@@ -64,6 +64,23 @@ class CheckNotLessTest(unittest.TestCase):
             report.check_not_less(summary([{"config": "none", "runs": 1}], shift=2),
                                   self.old)
 
+    def test_other_faults_files_are_another_bench(self) -> None:
+        # mapped files replayed whole, then at the real program's faults: the
+        # old figures are not comparable and are replaced, not merged
+        self.old.write_text(json.dumps(summary([{"config": "none", "runs": 2},
+                                                {"config": "pcm", "runs": 2}])))
+        at_faults = {**summary([{"config": "none", "runs": 1}]),
+                     "faults": {"w-4.trace.gz": "e2e9daa97b14"}}
+        report.check_not_less(at_faults, self.old)
+        self.assertTrue(report.same_bench(summary([]), 0, {}))
+        self.assertFalse(report.same_bench(summary([]), 0, {"w-4.trace.gz": "e2e9daa97b14"}))
+        self.assertFalse(report.same_bench(at_faults, 0, {"w-4.trace.gz": "0123456789ab"}))
+        self.assertTrue(report.same_bench(at_faults, 0, {"w-4.trace.gz": "e2e9daa97b14"}))
+        # the same faults files: less is still refused
+        self.old.write_text(json.dumps({**at_faults, "rows": [{"config": "none", "runs": 2}]}))
+        with self.assertRaises(report.ReportRefused):
+            report.check_not_less(at_faults, self.old)
+
     def test_as_much_or_more_is_written(self) -> None:
         self.old.write_text(json.dumps(summary([{"config": "none", "runs": 2}])))
         report.check_not_less(summary([{"config": "none", "runs": 2},
