@@ -25,4 +25,4 @@ ulimit -n 65536 || exit 1
 mount -t ext4 -o noinit_itable $DEV $DIR || exit 1
 echo 4 > /proc/sys/kernel/printk
 
-insmod /ppf/predictive_prefetch.ko || exit 1
+insmod /ppf/predictive_prefetch.ko ${MODULE_PARAMS:-} || exit 1

@@ -7,6 +7,7 @@
 #   metadata, eval/guest/oracle.c, at I/O priority class ORACLE_CLASS)
 #   MODEL_ON (1: enable the module) REPLAY_ARGS (extra ppf-replay run options)
 #   SYSCTLS (NAME=VALUE ... of vm.predictive_prefetch, set after the model)
+#   [MODULE_PARAMS] (NAME=VALUE ... given to insmod, e.g. measure_hooks=1)
 #   DEV DEV_SETUP DEV_TIMED (the disk profile's device: eval/harness/profiles.py)
 #   [MEMORY_LIMIT_MB] (the replays run in a cgroup v2 with this memory.max;
 #   MEMORY_LIMIT_SCOPE=guest: all but this much of the guest's memory held)
@@ -81,8 +82,23 @@ sync
 # ppf's counters around each measured run (cold-N, hot-N), the worker
 # drained first at the end (up to 2 s), so that a run's figures are its own
 # and not the warm-ups' too.
+# With them, the guest's own: its context switches and CPU time by kind
+# (/proc/stat, in ticks of 10 ms) and the worker thread's switches, which
+# tell what the module costs beyond the worker's CPU (the switches to it).
 stats_to() {
-    [ -r /proc/predictive_prefetch ] && cat /proc/predictive_prefetch > $OUT/$1
+    [ -r /proc/predictive_prefetch ] || return 0
+    {
+        cat /proc/predictive_prefetch
+        awk '$1 == "ctxt" { print "sys_ctxt", $2 }
+             $1 == "cpu" { print "sys_user_ticks", $2 + $3; print "sys_system_ticks", $4
+                           print "sys_idle_ticks", $5; print "sys_iowait_ticks", $6
+                           print "sys_irq_ticks", $7; print "sys_softirq_ticks", $8 }' /proc/stat
+        for p in /proc/[0-9]*; do
+            [ "$(cat $p/comm 2>/dev/null)" = ppf_prefetch ] || continue
+            awk '/^voluntary_ctxt_switches/ { print "sys_worker_switches", $2 }
+                 /^nonvoluntary_ctxt_switches/ { print "sys_worker_preempted", $2 }' $p/status
+        done
+    } > $OUT/$1
 }
 drained_stats_to() {
     n=0

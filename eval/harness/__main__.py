@@ -9,7 +9,7 @@ import argparse
 import json
 import sys
 import time
-from typing import List, NoReturn
+from typing import List, NoReturn, Tuple
 
 from . import adhoc
 from .profiles import PROFILES
@@ -83,11 +83,15 @@ def parser() -> argparse.ArgumentParser:
     r = sub.add_parser("run", help="run experiments (eval/experiments/NAME.json), "
                                    "or any trace (--trace)")
     r.add_argument("experiments", nargs="*")
-    r.add_argument("--only", action="append", help="only these configurations")
+    r.add_argument("--only", action="append",
+                   help="only these configurations (repeated, or NAME,NAME)")
     r.add_argument("-j", "--jobs", type=jobs, default=2, help="VMs at a time (default 2)")
     r.add_argument("--wall-clock", action="store_true",
                    help="no -icount: wall-clock timing (real hardware, KVM)")
     r.add_argument("--report", action="store_true", help="report afterwards")
+    r.add_argument("--insn-profile", action="store_true",
+                   help="count the guest's instructions per kernel function around each "
+                        "measured run (insnprof.py; then: profile EXP CONFIG CONFIG)")
     adhoc.add_options(r)
     p = sub.add_parser("report", help="tables, JSON and figures from collected results")
     p.add_argument("experiments", nargs="*",
@@ -112,6 +116,13 @@ def parser() -> argparse.ArgumentParser:
     w = sub.add_parser("workloads", help="the workloads found in eval/workloads (or trace "
                                          "files) and what their VMs get, derived from the trace")
     w.add_argument("names", nargs="*", help="workload names or trace files (default: all)")
+    f = sub.add_parser("profile", help="per kernel function, the instructions of one "
+                                       "configuration's measured run against another's "
+                                       "(run --insn-profile first)")
+    f.add_argument("experiment")
+    f.add_argument("base", help="the configuration to compare against (e.g. hot)")
+    f.add_argument("config", help="the configuration compared (e.g. epcm-hot)")
+    f.add_argument("--top", type=int, default=40, help="functions shown (default 40)")
     k = sub.add_parser("realcheck", help="the workload's real program against its replay, "
                                          "cold and hot, in one VM (realcheck.py)")
     k.add_argument("workload", help="a workload with a real-tree recipe (glimpse; "
@@ -160,6 +171,7 @@ def main(argv: List[str]) -> int:
         if a.trace:
             exps.append(runner.from_spec(adhoc.spec(a), adhoc.name(a), f"--trace {a.trace}"))
         if a.only:  # a name no experiment has would build everything to boot nothing
+            a.only = [n for names in a.only for n in names.split(",") if n]
             have = {c.name for e in exps for c in e.configs}
             unknown = sorted(set(a.only) - have)
             if unknown:
@@ -182,7 +194,16 @@ def main(argv: List[str]) -> int:
         print(calibrate.table(results))
         return 0
     b = build.Built()
-    run = runner.Runner(b, wall_clock=a.wall_clock, jobs=a.jobs)
+    if a.cmd == "profile":
+        from . import insnprof
+        exp = runner.load_experiment(a.experiment)
+        print(insnprof.compare(runner.results_dir(exp), a.base, a.config, b.kdir, a.top))
+        return 0
+    extra: Tuple[str, ...] = ()
+    if a.insn_profile:
+        from . import insnprof
+        extra = tuple(insnprof.qemu_args(b.kdir, build.CACHE / "profile"))
+    run = runner.Runner(b, wall_clock=a.wall_clock, jobs=a.jobs, qemu_args=extra)
     for exp in exps:
         run.run(exp, a.only)
         if a.report:

@@ -12,7 +12,9 @@ another module than the row's EPCM (the module of record) is marked with a
 dagger, so that figures of two modules are never read as one.  The bench
 column gives the guest's speed, and "at faults" where the workload's mapped
 files were replayed at the pages the real program faulted (its faults
-files) rather than whole.
+files) rather than whole, and "probes in think" where the replay's
+page-cache probes took the place of think time instead of adding to the
+run's (ppf-replay --probes=think; an experiment's "probes").
 docs/results.md holds it between
 the markers BEGIN and END below, so that the page's table is generated, not
 written by hand (tests/vm/test_matrix.py checks that it is current).
@@ -97,7 +99,9 @@ def table(rows: List[Dict[str, Any]]) -> str:
                 + [share_cell(c, k, e) for k, _ in SHARES]
                 + [pct(e.get("of_oracle_pct")),
                    f"{2 ** shift} ns/instr"
-                   + (", at faults" if c["none"].get("faults") else "")]) + " |")
+                   + (", at faults" if c["none"].get("faults") else "")
+                   + (", probes in think" if c["none"].get("probes") == "think" else "")])
+                + " |")
     return "\n".join(out)
 
 

@@ -30,7 +30,12 @@ RUN_COUNTERS = ("events_open", "events_exec", "events_read", "predictions",
                 "predictions_repeated", "decodes", "prefetch_issued", "pages_requested",
                 "prefetch_useful", "prefetch_wasted", "worker_ns", "worker_model_ns",
                 "worker_readahead_ns", "worker_decode_ns", "worker_lookup_ns", "lookups",
-                "worker_cpu_ns")
+                "worker_cpu_ns", "hook_open_ns", "hook_read_ns",
+                # the guest's (run-experiment.sh's stats_to): /proc/stat's
+                # context switches and CPU ticks of 10 ms, the worker's switches
+                "sys_ctxt", "sys_user_ticks", "sys_system_ticks", "sys_idle_ticks",
+                "sys_iowait_ticks", "sys_irq_ticks", "sys_softirq_ticks",
+                "sys_worker_switches", "sys_worker_preempted")
 
 
 def _counters(p: Path) -> Dict[str, int]:
@@ -74,6 +79,7 @@ def summarize_config(d: Path, cache: str,
     rd = [r["read"] for r in runs]
     s = {
         "runs": len(runs),
+        "probes": runs[0].get("probes", "timed"),
         "elapsed_s": _mean([r["elapsed_ns"] / 1e9 for r in runs]),
         "think_s": _mean([r["think_ns"] / 1e9 for r in runs]),
         "io_latency_s": _mean([r["io_latency_ns"] / 1e9 for r in runs]),
@@ -131,7 +137,7 @@ def summarize(name: str, committed: Optional[Path] = None) -> Dict[str, Any]:
     root = results_dir(exp)
     faults = faults_digests(exp)
     old = json.loads(committed.read_text()) if committed and committed.exists() else {}
-    if old and not same_bench(old, exp.icount_shift, faults):
+    if old and not same_bench(old, exp.icount_shift, faults, exp.probes):
         old = {}  # another bench: its figures are not comparable, none carried
     old_rows = {r["config"]: r for r in old.get("rows", []) if r.get("cache") != "bound"}
     old_build = ((old.get("run") or {}).get("build") or {}).get("git")
@@ -143,6 +149,11 @@ def summarize(name: str, committed: Optional[Path] = None) -> Dict[str, Any]:
             # collected with other faults files (or none): another bench
             print(f"report {name}: {c.name}'s results in {root} were replayed with other "
                   f"faults files than the workload has now: left out (run it again)")
+            s = None
+        if s is not None and s.pop("probes") != exp.probes:
+            print(f"report {name}: {c.name}'s results in {root} were replayed with the "
+                  f"probes {'timed' if exp.probes == 'think' else 'in the think'}, the "
+                  f"experiment has them {exp.probes}: left out (run it again)")
             s = None
         if s is None:
             if c.name in old_rows:
@@ -178,20 +189,24 @@ def summarize(name: str, committed: Optional[Path] = None) -> Dict[str, Any]:
     return {"experiment": exp.name, "workload": workload_name(exp), "profile": exp.profile,
             "warmups": exp.warmups, "runs": exp.runs, "replay_args": exp.replay_args,
             "spin_rate": exp.spin_rate, "icount_shift": exp.icount_shift, "faults": faults,
+            "probes": exp.probes,
             "run": json.loads(info.read_text()) if info.exists() else None,
             "calibration": json.loads(calib.read_text()) if calib.exists() else None,
             "hot_run": hot_base is not None, "rows": rows, "determinism": det,
             "adhoc": bool(exp.spec.get("adhoc")), "noise": noise(rows)}
 
 
-def same_bench(old: Dict[str, Any], icount_shift: int, faults: Dict[str, str]) -> bool:
+def same_bench(old: Dict[str, Any], icount_shift: int, faults: Dict[str, str],
+               probes: str = "timed") -> bool:
     """Was the summary @old measured on the bench of today's experiment: the
-    same guest CPU, and its mapped files replayed the same way (the same
-    faults files, runner.faults_digests; none: replayed whole)?  Summaries
-    before the shift was recorded ran at 2; before the faults were, with
-    none (the summaries of pystart, which had them, carry them)."""
+    same guest CPU, its mapped files replayed the same way (the same faults
+    files, runner.faults_digests; none: replayed whole), and the replay's
+    probes in the same place?  Summaries before the shift was recorded ran
+    at 2; before the faults were, with none (the summaries of pystart, which
+    had them, carry them); before the probes' place was, timed."""
     return bool(old.get("icount_shift", 2) == icount_shift
-                and old.get("faults", {}) == faults)
+                and old.get("faults", {}) == faults
+                and old.get("probes", "timed") == probes)
 
 
 def bound_row(b: Dict[str, Any]) -> Dict[str, Any]:
@@ -314,6 +329,34 @@ def worker_table(s: Dict[str, Any]) -> str:
     return "\n".join(out)
 
 
+def guest_table(s: Dict[str, Any]) -> str:
+    """The guest over the measured runs (the mean of the runs), every
+    configuration: context switches, CPU by kind, the worker's wake-ups
+    and, with measure_hooks, the hooks' own time."""
+    rows = [r for r in s["rows"] if (r.get("ppf_run") or {}).get("sys_ctxt") is not None]
+    if not rows:
+        return "(no guest counters per measured run)"
+    out = ["| config | context switches | user ms | system ms | softirq ms | irq ms | "
+           "worker wake-ups | worker CPU ms | hooks ms (open + read) |", "|" + "---|" * 9]
+    for r in rows:
+        k = r["ppf_run"]
+
+        def ticks(name: str) -> Optional[float]:
+            return k[name] * 10.0 if name in k else None
+        hooks = (k["hook_open_ns"] + k["hook_read_ns"]) / 1e6 \
+            if k.get("hook_open_ns") or k.get("hook_read_ns") else None
+        out.append("| " + " | ".join([
+            r["label"], cell(k.get("sys_ctxt"), "{:,.0f}"), cell(ticks("sys_user_ticks"), "{:.0f}"),
+            cell(ticks("sys_system_ticks"), "{:.0f}"), cell(ticks("sys_softirq_ticks"), "{:.0f}"),
+            cell(ticks("sys_irq_ticks"), "{:.0f}"),
+            cell(k.get("sys_worker_switches") if r["config"] not in ("none", "hot") else None,
+                 "{:,.0f}"),
+            cell(k["worker_cpu_ns"] / 1e6 if "worker_cpu_ns" in k and r["config"]
+                 not in ("none", "hot") else None, "{:.1f}"),
+            cell(hooks, "{:.1f}")]) + " |")
+    return "\n".join(out)
+
+
 def det_table(s: Dict[str, Any]) -> str:
     if not s["determinism"]:
         return "(no configuration booted twice)"
@@ -351,6 +394,7 @@ def summary_rows(summaries: Path = SUMMARIES) -> List[Dict[str, Any]]:
                                       "worker_insns_per_open_outside_readahead")},
                          "icount_shift": s.get("icount_shift", 2),
                          "faults": bool(s.get("faults")),
+                         "probes": s.get("probes", "timed"),
                          "experiment": s["experiment"]})
     return rows
 
@@ -391,11 +435,12 @@ def check_not_less(s: Dict[str, Any], old_path: Path) -> None:
     if not old_path.exists():
         return
     old = json.loads(old_path.read_text())
-    if not same_bench(old, s["icount_shift"], s.get("faults", {})):
+    if not same_bench(old, s["icount_shift"], s.get("faults", {}), s.get("probes", "timed")):
         # a new bench replaces the old one's figures: git keeps them
         print(f"report {name}: {old_path} was measured at icount shift "
-              f"{old.get('icount_shift', 2)} with faults files {old.get('faults', {})}, "
-              f"this at {s['icount_shift']} with {s.get('faults', {})}: replaced; its "
+              f"{old.get('icount_shift', 2)} with faults files {old.get('faults', {})} "
+              f"and the probes {old.get('probes', 'timed')}, this at {s['icount_shift']} "
+              f"with {s.get('faults', {})} and {s.get('probes', 'timed')}: replaced; its "
               f"configurations not measured again are dropped: "
               + (", ".join(r["config"] for r in old.get("rows", [])
                            if r.get("cache") != "bound" and r["config"] not in
@@ -445,6 +490,9 @@ def report(name: str, figures: bool = True, commit: bool = False) -> Dict[str, A
     print("\nthe worker in the measured runs (CPU time at the guest's fixed instruction "
           "rate, so instructions per open are CPU time / 2^icount_shift ns):\n")
     print(worker_table(s))
+    print("\nthe guest in the measured runs (/proc/stat: CPU in ticks of 10 ms; the "
+          "worker's voluntary switches):\n")
+    print(guest_table(s))
     print("\ndeterminism (same configuration, two boots):\n")
     print(det_table(s))
     summaries.mkdir(parents=True, exist_ok=True)

@@ -70,12 +70,15 @@ class Config:
     # other vm.predictive_prefetch sysctls, set after the model (e.g. io_class)
     sysctls: Dict[str, str] = dataclasses.field(default_factory=dict)
     oracle_class: str = "be"     # the oracle's I/O priority class: be | idle
+    # parameters of the module's insmod (MODULE_PARAMS), e.g. measure_hooks
+    module_params: Dict[str, str] = dataclasses.field(default_factory=dict)
 
     @property
     def label(self) -> str:
         if self.model in ("pcm", "epcm"):
             lab = f"{self.model} {self.ps}/{self.order}"
             lab += "".join(f" {k}={v}" for k, v in sorted(self.sysctls.items()))
+            lab += "".join(f" {k}={v}" for k, v in sorted(self.module_params.items()))
             return lab + " (hot)" if self.cache == "hot" else lab
         return self.name
 
@@ -99,6 +102,9 @@ class Experiment:
     warmup_traces: Any = None      # a list of them, replayed in turn
     interlude_trace: Any = None
     replay_args: str = ""
+    # the replay's page-cache probes: "timed" (before each call, in the run's
+    # time) or "think" (in place of the think before it: ppf-replay --probes)
+    probes: str = "timed"
     image_in_initramfs: bool = False
     memory_limit_mb: Optional[int] = None  # the replays in a cgroup with memory.max
     memory_limit_scope: str = "cgroup"     # or "guest": all but the limit held in tmpfs
@@ -178,6 +184,12 @@ def from_spec(spec: Dict[str, Any], name: str, where: str) -> Experiment:
     if lim is not None and (not isinstance(lim, int) or isinstance(lim, bool) or lim < 16):
         raise SystemExit(f"harness: {where}: memory_limit_mb must be an integer >= 16, "
                          f"not {lim!r}")
+    if spec.get("probes", "timed") not in ("timed", "think"):
+        raise SystemExit(f"harness: {where}: probes is timed or think, "
+                         f"not {spec['probes']!r}")
+    if "--probes" in str(spec.get("replay_args", "")):
+        raise SystemExit(f"harness: {where}: the probes' place is the experiment's "
+                         "\"probes\", not a replay_args option")
     if spec.get("memory_limit_scope", "cgroup") not in ("cgroup", "guest"):
         raise SystemExit(f"harness: {where}: memory_limit_scope is cgroup or guest, "
                          f"not {spec['memory_limit_scope']!r}")
@@ -193,9 +205,11 @@ def expand(specs: List[Dict[str, Any]]) -> List[Config]:
         if "shapes" in s:
             for ps, order in s["shapes"]:
                 out.append(Config(f"{s['model']}-{ps}-{order}", s["model"], ps, order,
-                                  s.get("cache", "cold"), check_sysctls(s)))
+                                  s.get("cache", "cold"), check_sysctls(s),
+                                  module_params=check_module_params(s)))
         else:
-            fields: Dict[str, Any] = {**s, "sysctls": check_sysctls(s)}
+            fields: Dict[str, Any] = {**s, "sysctls": check_sysctls(s),
+                                      "module_params": check_module_params(s)}
             try:
                 c = Config(**fields)
             except TypeError as e:
@@ -226,6 +240,22 @@ def check_sysctls(spec: Dict[str, Any]) -> Dict[str, str]:
         if k in ("enabled", "model", "partition_size", "model_order"):
             raise SystemExit(f"harness: sysctl {k} is the configuration's own "
                              "(model, ps, order)")
+        out[str(k)] = str(v)
+    return out
+
+
+# the module's parameters (mm/prefetch/main.c) a configuration may set
+MODULE_PARAMS = {"measure_hooks": ("0", "1")}
+
+
+def check_module_params(spec: Dict[str, Any]) -> Dict[str, str]:
+    """A configuration's "module_params": {name: value} given to insmod."""
+    out: Dict[str, str] = {}
+    for k, v in dict(spec.get("module_params", {})).items():
+        if str(v) not in MODULE_PARAMS.get(str(k), ()):
+            raise SystemExit(f"harness: configuration {spec.get('name', spec.get('model'))}: "
+                             f"module parameter {k}={v!r} is not one of "
+                             + ", ".join(f"{n}={'|'.join(vs)}" for n, vs in MODULE_PARAMS.items()))
         out[str(k)] = str(v)
     return out
 
@@ -328,6 +358,8 @@ def eval_conf(exp: Experiment, c: Config, blktrace: bool) -> str:
          "BLKTRACE": int(blktrace),
          **({"SYSCTLS": "'" + " ".join(f"{k}={val}" for k, val in c.sysctls.items()) + "'"}
             if c.sysctls else {}),
+         **({"MODULE_PARAMS": "'" + " ".join(f"{k}={val}" for k, val in c.module_params.items())
+             + "'"} if c.module_params else {}),
          "IMAGE": "/ppf/image.img" if exp.image_in_initramfs else "/dev/vda",
          **warmup_conf(exp),
          **({"INTERLUDE_TRACE": "/ppf/interlude_trace.gz"}
@@ -336,7 +368,8 @@ def eval_conf(exp: Experiment, c: Config, blktrace: bool) -> str:
             if exp.memory_limit_mb is not None else {}),
          **({"MEMORY_LIMIT_SCOPE": exp.memory_limit_scope}
             if exp.memory_limit_scope != "cgroup" else {}),
-         "REPLAY_ARGS": f"'{exp.replay_args}'"}
+         "REPLAY_ARGS": "'" + " ".join(filter(None, [
+             exp.replay_args, "--probes=think" if exp.probes == "think" else ""])) + "'"}
     return "".join(f"{k}={val}\n" for k, val in v.items())
 
 
@@ -472,8 +505,10 @@ def _kill_session(proc: "subprocess.Popen[bytes]") -> None:
 
 class Runner:
     def __init__(self, built: build.Built, wall_clock: bool = False, jobs: int = 2,
-                 quiet: bool = False) -> None:
+                 quiet: bool = False, qemu_args: Tuple[str, ...] = ()) -> None:
         self.b = built
+        # more QEMU options for every boot ({out}: the boot's result directory)
+        self.qemu_args = qemu_args
         self.wall_clock = wall_clock
         self.jobs = jobs
         self.quiet = quiet
@@ -536,7 +571,8 @@ class Runner:
             adds=tuple(adds), disks=tuple(disks), append=prof.kernel_params(img_mb),
             memory=w.memory(exp.image_in_initramfs), smp=1, icount_shift=exp.icount_shift,
             timeout=float(w.timeout(replays(exp, c, blktrace))), wall_clock=self.wall_clock,
-            log=out / "vm.log")
+            log=out / "vm.log",
+            qemu_args=tuple(a.replace("{out}", str(out)) for a in self.qemu_args))
         t = time.monotonic()
         self.say(f"{exp.name}: {tag} booting (log: {out / 'vm.log'})")
         done = threading.Event()

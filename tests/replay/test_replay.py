@@ -284,6 +284,59 @@ def test_hit_miss_cold_then_hot(tmp_path):
     assert classes(tmp_path, t) == ["hit", "hit", "hit"]
 
 
+def test_probes_in_think_classify_alike(tmp_path):
+    """--probes=think probes at the end of the think time: the same classes."""
+    if not is_root():
+        pytest.skip("needs root (drop_caches)")
+    if fs_type(tmp_path) in ("tmpfs", "ramfs"):
+        pytest.skip("%s is on tmpfs: drop_caches cannot empty it" % tmp_path)
+    t = hitmiss_trace(tmp_path)
+    assert classes(tmp_path, t, "--cold", "--probes=think") == ["miss", "hit", "miss"]
+    assert classes(tmp_path, t, "--probes=think") == ["hit", "hit", "hit"]
+
+
+def probe_trace(tmp_path, think_ns):
+    """100 reads of a 4 MiB cached range, each after @think_ns of think."""
+    files = [(4 << 20, "pre", "big")]
+    ev = ["0 1000 5 open 0 0x0 3"]
+    t = 2000
+    for _ in range(100):
+        t += think_ns
+        ev.append("%d 1000 5 read 0 3 0 4194304 4194304" % t)
+        t += 1000
+    ev.append("%d 1000 5 close 0 3 0" % (t + 1000))
+    tr = write_trace(tmp_path / "probe.trace", files, ev)
+    replay("build-tree", tr, tmp_path / "tree")
+    return tr
+
+
+def test_probes_in_think_leave_the_timed_part(tmp_path):
+    """With think enough to hold them, the probes' time moves out of the
+    timed part into the think they replace; with no think, it stays."""
+    t = probe_trace(tmp_path, 5000000)
+    timed = run_json(t, tmp_path / "tree", tmp_path, "--spin-rate=1000", name="t.json")
+    think = run_json(t, tmp_path / "tree", tmp_path, "--spin-rate=1000", "--probes=think",
+                     name="k.json")
+    assert timed["probes"] == "timed" and think["probes"] == "think"
+    # the premise: the probes of 100 cached 4 MiB ranges take measurable time
+    assert timed["probe_ns"] > 1000000, timed["probe_ns"]
+    assert timed["probe_hidden_ns"] == 0
+    assert think["probe_hidden_ns"] > 0
+    # the first probe has no estimate and stays timed; the rest fit their 5 ms
+    assert think["probe_ns"] < think["probe_hidden_ns"] / 4, think
+    (tmp_path / "z").mkdir()
+    t0 = probe_trace(tmp_path / "z", 0)
+    zero = run_json(t0, tmp_path / "z" / "tree", tmp_path, "--spin-rate=1000",
+                    "--probes=think", name="z.json")
+    assert zero["probe_hidden_ns"] == 0 and zero["probe_ns"] > 0
+
+
+def test_probes_in_think_need_spin(tmp_path):
+    t = gap_trace(tmp_path)
+    res = replay("run", "--think=sleep", "--probes=think", t, tmp_path / "tree", check=False)
+    assert res.returncode == 2 and "--probes=think needs --think=spin" in res.stderr
+
+
 def test_partial_hit(tmp_path):
     if not is_root():
         pytest.skip("needs root (drop_caches)")

@@ -57,7 +57,7 @@ static struct lstats lat_stats(struct replay_state *r, int op, int cls)
 }
 
 struct totals {
-	uint64_t elapsed, think, probe, calls, io, overhead, handoff;
+	uint64_t elapsed, think, probe, probe_hidden, calls, io, overhead, handoff;
 	uint64_t bytes_read, bytes_written, bytes_mapped;
 	uint64_t out[PPF_OP_COUNT][OUT_COUNT], count[PPF_OP_COUNT];
 	uint64_t cls[2][CLS_COUNT];	/* reads, mmaps */
@@ -71,6 +71,7 @@ static void totals(struct replay_state *r, struct totals *t)
 	for (size_t i = 0; i < r->nthreads; i++) {
 		t->think += r->th[i].think_ns;
 		t->probe += r->th[i].probe_ns;
+		t->probe_hidden += r->th[i].probe_hidden_ns;
 		t->bytes_read += r->th[i].bytes_read;
 		t->bytes_written += r->th[i].bytes_written;
 		t->bytes_mapped += r->th[i].bytes_mapped;
@@ -230,6 +231,8 @@ void replay_report(struct replay_state *r, FILE *o)
 	fprintf(o, "  %-34s %14.3f\n", "think (replayed)", ms(t.think));
 	fprintf(o, "  %-34s %14.3f\n", "think (recorded)", ms(r->think_recorded));
 	fprintf(o, "  %-34s %14.3f\n", "classification probes", ms(t.probe));
+	if (r->probes_mode == PROBES_THINK)
+		fprintf(o, "  %-34s %14.3f\n", "  more in place of think", ms(t.probe_hidden));
 	fprintf(o, "  %-34s %14.3f\n", "total I/O latency", ms(t.io));
 	fprintf(o, "  %-34s %14.3f\n", "  of which in calls", ms(t.calls));
 	fprintf(o, "  %-34s %14.3f\n", "  of which replay overhead", ms(t.overhead));
@@ -334,6 +337,8 @@ int replay_report_json(struct replay_state *r, const char *path)
 		(unsigned long long)r->cal_iters, (unsigned long long)r->cal_ns,
 		(unsigned long long)r->cal_min_ns, (unsigned long long)r->cal_max_ns,
 		(double)r->cal_iters / (double)r->cal_ns * 1000.0, r->iters_per_ns * 1000.0);
+	fprintf(f, "  \"probes\": \"%s\",\n  \"probe_hidden_ns\": %llu,\n",
+		replay_probes_names[r->probes_mode], (unsigned long long)t.probe_hidden);
 	fprintf(f, "  \"elapsed_ns\": %llu,\n  \"think_ns\": %llu,\n  \"probe_ns\": %llu,\n"
 		   "  \"io_latency_ns\": %llu,\n  \"call_latency_ns\": %llu,\n"
 		   "  \"overhead_ns\": %llu,\n  \"handoff_ns\": %llu,\n",

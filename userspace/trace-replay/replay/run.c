@@ -29,6 +29,7 @@
 const char *const replay_think_names[] = { "spin", "sleep", NULL };
 const char *const replay_exec_names[] = { "map", "head", "none", NULL };
 const char *const replay_mmap_names[] = { "map", "read", "none", NULL };
+const char *const replay_probes_names[] = { "timed", "think", NULL };
 
 /* what the command line asks for besides the run's own options in r */
 struct run_args {
@@ -113,7 +114,8 @@ static int parse_args(struct replay_state *r, struct run_args *a, int argc, char
 
 		if (parse_mode(s, "--think", replay_think_names, &r->think_mode) ||
 		    parse_mode(s, "--exec", replay_exec_names, &r->exec_mode) ||
-		    parse_mode(s, "--mmap", replay_mmap_names, &r->mmap_mode))
+		    parse_mode(s, "--mmap", replay_mmap_names, &r->mmap_mode) ||
+		    parse_mode(s, "--probes", replay_probes_names, &r->probes_mode))
 			continue;
 		if (!strcmp(s, "--cold"))
 			r->cold = 1;
@@ -292,6 +294,11 @@ int replay_run(int argc, char **argv)
 
 	if (parse_args(r, &a, argc, argv))
 		return PPF_EXIT_USAGE;
+	if (r->probes_mode == PROBES_THINK && r->think_mode != THINK_SPIN) {
+		fprintf(stderr, "ppf-replay run: --probes=think needs --think=spin (a probe "
+				"takes the place of spinning)\n");
+		return PPF_EXIT_USAGE;
+	}
 	ret = check_args(r, &a);
 	if (ret)
 		return ret;

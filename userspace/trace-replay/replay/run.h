@@ -13,13 +13,15 @@
 
 #include "replay.h"
 
-/* --think, --exec, --mmap (names: replay_*_names in run.c, in this order) */
+/* --think, --exec, --mmap, --probes (names: replay_*_names in run.c, in this order) */
 enum replay_think { THINK_SPIN, THINK_SLEEP };
+enum replay_probes { PROBES_TIMED, PROBES_THINK };
 enum replay_exec { EXEC_MAP, EXEC_HEAD, EXEC_NONE };
 enum replay_mmap { MMAP_MAP, MMAP_READ, MMAP_NONE };
 extern const char *const replay_think_names[];
 extern const char *const replay_exec_names[];
 extern const char *const replay_mmap_names[];
+extern const char *const replay_probes_names[];
 
 /*
  * How a read or mapped range stood in the page cache just before the call
@@ -91,6 +93,9 @@ struct replay_thread {
 	size_t nev;
 	uint32_t waiting_on;
 	uint64_t think_ns, probe_ns;
+	/* --probes=think: probe CPU time spent in place of think, and the
+	 * thread's estimate of a probe's CPU time per 1024 pages */
+	uint64_t probe_hidden_ns, probe_est_kpage_ns;
 	uint64_t bytes_read, bytes_written, bytes_mapped, bytes_exec;
 	unsigned char vec[RT_VEC];
 };
@@ -116,7 +121,7 @@ struct replay_state {
 	uint64_t *dep_head;	/* per event: first event whose dep it is (chain: dep_next) */
 	uint64_t think_recorded;
 	/* options: enum replay_think, replay_exec, replay_mmap and flags */
-	int think_mode, exec_mode, mmap_mode, classify, cold, mlocked, have_cachestat;
+	int think_mode, exec_mode, mmap_mode, probes_mode, classify, cold, mlocked, have_cachestat;
 	/* spin calibration */
 	uint64_t cal_iters, cal_ns, cal_min_ns, cal_max_ns;
 	double iters_per_ns;

@@ -59,6 +59,66 @@ static void complete(struct replay_state *r, uint32_t idx)
 	pthread_mutex_unlock(&r->mu);
 }
 
+static uint64_t thread_cpu_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int needs_probe(const struct replay_state *r, const struct replay_event *e)
+{
+	return r->classify && ((e->op == PPF_OP_READ && e->res >= 0) ||
+			       (e->op == PPF_OP_MMAP && r->mmap_mode != MMAP_NONE));
+}
+
+static void probe(struct replay_thread *th, struct replay_event *e)
+{
+	int fd = replay_slot_fd(th->r, e);
+
+	e->cls = fd >= 0 ? (uint8_t)replay_classify(th->r, th, fd, e->off, e->len) : CLS_NONE;
+}
+
+static uint64_t iters_of(const struct replay_state *r, uint64_t ns)
+{
+	return (uint64_t)((double)ns * r->iters_per_ns + 0.5);
+}
+
+/*
+ * --probes=think: probe in place of the end of e's think time.  Spin the
+ * think less a budget (twice the thread's estimate for a range this size,
+ * at most the think), probe, and spin what the probe's CPU time left of
+ * the budget: the call starts when it would have without the probe unless
+ * the probe took more CPU than the budget, and that excess is the probe's
+ * share of the timed part (returned, in CPU ns).  Thread CPU time, not the
+ * clock: time another task took meanwhile (ppf's worker) stays in the run,
+ * as it does in a spin.
+ */
+static uint64_t think_and_probe(struct replay_thread *th, struct replay_event *e)
+{
+	const struct replay_state *r = th->r;
+	uint64_t pages = e->len > 0 ? ((uint64_t)e->len + 4095) / 4096 : 1;
+	uint64_t budget = 2 * ((th->probe_est_kpage_ns * pages) >> 10);
+	uint64_t c0, spent;
+
+	if (budget > e->think)
+		budget = e->think;
+	replay_spin(iters_of(r, e->think - budget));
+	c0 = thread_cpu_now();
+	probe(th, e);
+	spent = thread_cpu_now() - c0;
+	/* the next estimate: a quarter of this probe's cost per page */
+	th->probe_est_kpage_ns = (3 * th->probe_est_kpage_ns + (spent << 10) / pages) / 4;
+	if (spent < budget) {
+		replay_spin(iters_of(r, budget - spent));
+		th->probe_hidden_ns += spent;
+		return 0;
+	}
+	th->probe_hidden_ns += budget;
+	return spent - budget;
+}
+
 /* Replay e's think time, counted from t_ready. */
 static void think(struct replay_state *r, struct replay_event *e, uint64_t t_ready)
 {
@@ -98,19 +158,24 @@ static void *thread_main(void *arg)
 		wait_gate(th, e, idx);
 		t_ready = replay_now();
 		e->t_ready = t_ready;
-		think(r, e, t_ready);
-		t_think = replay_now();
-		th->think_ns += t_think - t_ready;
-		if (r->classify && ((e->op == PPF_OP_READ && e->res >= 0) ||
-				    (e->op == PPF_OP_MMAP && r->mmap_mode != MMAP_NONE))) {
-			int fd = replay_slot_fd(r, e);
+		if (needs_probe(r, e) && r->probes_mode == PROBES_THINK) {
+			uint64_t over = think_and_probe(th, e);
 
-			e->cls = fd >= 0 ? (uint8_t)replay_classify(r, th, fd, e->off, e->len)
-					 : CLS_NONE;
 			t0 = replay_now();
-			th->probe_ns += t0 - t_think;
+			over = over < t0 - t_ready ? over : t0 - t_ready;
+			th->think_ns += t0 - t_ready - over;
+			th->probe_ns += over;
 		} else {
-			t0 = t_think;
+			think(r, e, t_ready);
+			t_think = replay_now();
+			th->think_ns += t_think - t_ready;
+			if (needs_probe(r, e)) {
+				probe(th, e);
+				t0 = replay_now();
+				th->probe_ns += t0 - t_think;
+			} else {
+				t0 = t_think;
+			}
 		}
 		ret = replay_do_op(th, e, &skipped);
 		t1 = replay_now();
