@@ -248,6 +248,8 @@ fi
 cat /proc/predictive_prefetch > $OUT/ppf-stats.txt
 cat /proc/predictive_prefetch
 cat /proc/meminfo > $OUT/meminfo.txt
+# the module's functions where this boot loaded them (insnprof.py's names)
+grep '\[predictive_prefetch\]' /proc/kallsyms > $OUT/module-kallsyms.txt
 umount $DIR
 echo "<<<PPF-EVAL-RESULTS>>>"
 tar -C $OUT -czf - . | base64

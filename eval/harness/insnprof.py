@@ -62,24 +62,42 @@ def snapshot(p: Path) -> Dict[str, int]:
     return out
 
 
-def by_function(before: Dict[str, int], after: Dict[str, int], kdir: Path) -> "Counter[str]":
+def module_symbols(d: Path) -> Tuple[List[int], List[str]]:
+    """ppf's module's functions where the boot in @d loaded them (its
+    module-kallsyms.txt, /proc/kallsyms' lines of the module); none if absent."""
+    p = d / "module-kallsyms.txt"
+    syms: List[Tuple[int, str]] = []
+    if p.exists():
+        for line in p.read_text().splitlines():
+            f = line.split()
+            if len(f) >= 3 and f[1] in ("t", "T") and int(f[0], 16):
+                syms.append((int(f[0], 16), "ppf:" + f[2]))
+    syms.sort()
+    return [a for a, _ in syms], [n for _, n in syms]
+
+
+def by_function(before: Dict[str, int], after: Dict[str, int], kdir: Path,
+                d: Path) -> "Counter[str]":
     """Instructions between two snapshots per kernel function; [user] for
-    user space, [modules] past the kernel's text (ppf's module among them)."""
+    user space; past the kernel's text, ppf's functions as "ppf:NAME" (when
+    the boot in @d recorded where they were) and [modules] for the rest."""
     addrs, names, etext = kernel_symbols(kdir)
+    maddrs, mnames = module_symbols(d)
     c: "Counter[str]" = Counter()
     for k, v in after.items():
-        d = v - before.get(k, 0)
-        if not d:
+        dv = v - before.get(k, 0)
+        if not dv:
             continue
         if k == "user":
-            c["[user]"] += d
+            c["[user]"] += dv
             continue
         va = int(k, 16)
         if va >= etext:
-            c["[modules]"] += d
+            j = bisect.bisect_right(maddrs, va) - 1
+            c[mnames[j] if j >= 0 and va - maddrs[j] < 0x10000 else "[modules]"] += dv
             continue
         i = bisect.bisect_right(addrs, va) - 1
-        c[names[i] if i >= 0 else "?"] += d
+        c[names[i] if i >= 0 else "?"] += dv
     return c
 
 
@@ -98,11 +116,14 @@ def compare(root: Path, a: str, b: str, kdir: Path, top: int = 40) -> str:
     measured run minus @a's."""
     def run_of(config: str) -> "Counter[str]":
         before, after = measured_window(root / config)
-        return by_function(snapshot(before), snapshot(after), kdir)
+        return by_function(snapshot(before), snapshot(after), kdir, root / config)
     ca, cb = run_of(a), run_of(b)
     ta, tb = sum(ca.values()), sum(cb.values())
+    ppf = sum(v for k, v in cb.items() if k.startswith("ppf:")) - \
+        sum(v for k, v in ca.items() if k.startswith("ppf:"))
     out = [f"instructions in the measured run: {a} {ta:,}, {b} {tb:,}, "
-           f"difference {tb - ta:+,} ({(tb - ta) / 1e6:+.1f} ms at 1 ns an instruction)",
+           f"difference {tb - ta:+,} ({(tb - ta) / 1e6:+.1f} ms at 1 ns an instruction), "
+           f"of which in ppf's module {ppf:+,}",
            "", f"| function | {b} - {a} | {a} | {b} |", "|---|---|---|---|"]
     keys = sorted(set(ca) | set(cb), key=lambda k: -abs(cb[k] - ca[k]))
     for k in keys[:top]:

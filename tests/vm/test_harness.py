@@ -89,6 +89,32 @@ class ExperimentTest(unittest.TestCase):
             with self.assertRaises(SystemExit, msg=str(bad)):
                 runner.expand([{"name": "x", "model": "epcm", "sysctls": bad}])
 
+    def test_module_params(self) -> None:
+        exp = runner.load_experiment("selftest-andrew")
+        c = runner.expand([{"name": "h", "model": "epcm", "cache": "hot",
+                            "module_params": {"measure_hooks": 1}}])[0]
+        self.assertEqual(c.module_params, {"measure_hooks": "1"})
+        self.assertEqual(c.label, "epcm 64/51 measure_hooks=1 (hot)")
+        self.assertIn("MODULE_PARAMS='measure_hooks=1'\n", runner.eval_conf(exp, c, False))
+        self.assertNotIn("MODULE_PARAMS", runner.eval_conf(exp, exp.configs[0], False))
+        for bad in ({"measure_hooks": 2}, {"max_files": 1}, {"measure_hooks": "1 x=1"}):
+            with self.assertRaises(SystemExit, msg=str(bad)):
+                runner.expand([{"name": "x", "model": "epcm", "module_params": bad}])
+
+    def test_probes(self) -> None:
+        spec = {"workload": "andrew", "profile": "ssd", "replay_args": "--exec=head",
+                "configs": [{"name": "none", "model": "none"}]}
+        exp = runner.from_spec(spec, "x", "x.json")
+        self.assertEqual(exp.probes, "timed")
+        self.assertIn("REPLAY_ARGS='--exec=head'\n", runner.eval_conf(exp, exp.configs[0], False))
+        exp = runner.from_spec({**spec, "probes": "think"}, "x", "x.json")
+        self.assertIn("REPLAY_ARGS='--exec=head --probes=think'\n",
+                      runner.eval_conf(exp, exp.configs[0], False))
+        with self.assertRaisesRegex(SystemExit, "probes is timed or think"):
+            runner.from_spec({**spec, "probes": "off"}, "x", "x.json")
+        with self.assertRaisesRegex(SystemExit, "not a replay_args option"):
+            runner.from_spec({**spec, "replay_args": "--probes=think"}, "x", "x.json")
+
     def test_stopped_runner_boots_nothing(self) -> None:
         # a stopped harness's queued jobs must not boot VMs (they used to:
         # SIGTERM left the thread pool going through its queue)
@@ -135,6 +161,37 @@ class ExperimentTest(unittest.TestCase):
             runner.trace_of(exp)
         exp = runner.Experiment("x", "gnuld", "hdd", [], trace={"workload": "andrew"})
         self.assertEqual(runner.trace_of(exp), ANDREW)
+
+
+class GuestCountersTest(unittest.TestCase):
+    def test_run_counters_and_guest_table(self) -> None:
+        # run-experiment.sh's snapshots around a measured run, /proc/stat's
+        # and the worker's lines with ppf's
+        with tempfile.TemporaryDirectory() as t:
+            d = Path(t)
+            (d / "hot-1.ppf-before.txt").write_text(
+                "events_open 10\nworker_cpu_ns 1000\nworker_readahead_ns 0\n"
+                "sys_ctxt 500\nsys_user_ticks 100\nsys_system_ticks 20\n"
+                "sys_softirq_ticks 1\nsys_irq_ticks 0\nsys_worker_switches 7\n")
+            (d / "hot-1.ppf-after.txt").write_text(
+                "events_open 1010\nworker_cpu_ns 2001000\nworker_readahead_ns 0\n"
+                "sys_ctxt 3500\nsys_user_ticks 1600\nsys_system_ticks 190\n"
+                "sys_softirq_ticks 1\nsys_irq_ticks 0\nsys_worker_switches 407\n")
+            k = report.run_counters(d, "hot", 0)
+            assert k is not None
+            self.assertEqual((k["sys_ctxt"], k["sys_worker_switches"]), (3000, 400))
+            self.assertEqual(k["worker_insns_per_open"], 2000)
+        rows = [{"config": "hot", "label": "hot", "ppf_run": {"sys_ctxt": 100.0,
+                                                              "sys_user_ticks": 3.0}},
+                {"config": "epcm-hot", "label": "epcm 64/51 (hot)", "ppf_run": k},
+                {"config": "none", "label": "none"}]
+        table = report.guest_table({"rows": rows})
+        self.assertIn("| hot | 100 | 30 | - | - | - | - | - | - |", table)
+        self.assertIn("| epcm 64/51 (hot) | 3,000 | 15000 | 1700 | 0 | 0 | 400 | 2.0 | - |",
+                      table)
+        self.assertNotIn("| none |", table)
+        self.assertEqual(report.guest_table({"rows": rows[2:]}),
+                         "(no guest counters per measured run)")
 
 
 class FaultsTest(unittest.TestCase):

@@ -64,6 +64,19 @@ class CheckNotLessTest(unittest.TestCase):
             report.check_not_less(summary([{"config": "none", "runs": 1}], shift=2),
                                   self.old)
 
+    def test_probes_in_think_are_another_bench(self) -> None:
+        # the replay's probes in the timed part, then in the think: replaced
+        self.old.write_text(json.dumps(summary([{"config": "none", "runs": 2},
+                                                {"config": "pcm", "runs": 2}])))
+        in_think = {**summary([{"config": "none", "runs": 1}]), "probes": "think"}
+        report.check_not_less(in_think, self.old)
+        self.assertTrue(report.same_bench(summary([]), 0, {}, "timed"))
+        self.assertFalse(report.same_bench(summary([]), 0, {}, "think"))
+        self.assertTrue(report.same_bench(in_think, 0, {}, "think"))
+        self.old.write_text(json.dumps({**in_think, "rows": [{"config": "none", "runs": 2}]}))
+        with self.assertRaises(report.ReportRefused):
+            report.check_not_less(in_think, self.old)
+
     def test_other_faults_files_are_another_bench(self) -> None:
         # mapped files replayed whole, then at the real program's faults: the
         # old figures are not comparable and are replaced, not merged
