@@ -331,6 +331,25 @@ def test_probes_in_think_leave_the_timed_part(tmp_path):
     assert zero["probe_hidden_ns"] == 0 and zero["probe_ns"] > 0
 
 
+def test_probes_in_think_class_a_mapping_by_presence(tmp_path):
+    """A mapping whose pages are all cached is a hit, probed or not by
+    mincore; one whose pages are all gone, a miss (the cold case: root)."""
+    files = [(1 << 20, "pre", "lib")]
+    ev = ["0 1000 5 open 0 0x0 3",
+          "1000000 1000 5 mmap 0 3 0 1048576 0x1",
+          "2000000 1000 5 close 0 3 0"]
+    t = write_trace(tmp_path / "m.trace", files, ev)
+    replay("build-tree", t, tmp_path / "tree")
+    replay("run", "--quiet", t, tmp_path / "tree")          # cached
+    for opts in ((), ("--probes=think",)):
+        d = run_json(t, tmp_path / "tree", tmp_path, "--spin-rate=1000", *opts)
+        assert d["mmap"]["hits"] == 1 and d["mmap"]["misses"] == 0, (opts, d["mmap"])
+    if is_root() and fs_type(tmp_path) not in ("tmpfs", "ramfs"):
+        d = run_json(t, tmp_path / "tree", tmp_path, "--spin-rate=1000", "--cold",
+                     "--probes=think")
+        assert d["mmap"]["misses"] == 1, d["mmap"]
+
+
 def test_probes_in_think_need_spin(tmp_path):
     t = gap_trace(tmp_path)
     res = replay("run", "--think=sleep", "--probes=think", t, tmp_path / "tree", check=False)

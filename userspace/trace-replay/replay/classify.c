@@ -41,9 +41,12 @@ int replay_have_cachestat(void)
  * or all present but some not uptodate (being read); miss: none present.
  * cachestat() counts present pages; mincore() on a mapping (never touched)
  * says which are uptodate. An empty range (read at EOF) needs no I/O: hit.
+ * With @presence (and cachestat), present pages count as uptodate: no
+ * mincore, whose cost grows with the pages present (a reference taken on
+ * each), where a whole mapping's class is only a count in the report.
  */
 enum replay_class replay_classify(struct replay_state *r, struct replay_thread *th, int fd,
-				  int64_t off, int64_t len)
+				  int64_t off, int64_t len, int presence)
 {
 	struct stat st;
 	uint64_t start, end, npages, first, cached = 0;
@@ -68,6 +71,8 @@ enum replay_class replay_classify(struct replay_state *r, struct replay_thread *
 				return CLS_MISS;
 			if (cs.nr_cache < npages)
 				return CLS_PARTIAL;
+			if (presence)
+				return CLS_HIT;
 			cached = cs.nr_cache;
 		}
 	}

@@ -165,7 +165,7 @@ int replay_resolve_slots(struct replay_state *r);
 /* classify.c: page-cache state of a range before the call */
 int replay_have_cachestat(void);
 enum replay_class replay_classify(struct replay_state *r, struct replay_thread *th, int fd,
-				  int64_t off, int64_t len);
+				  int64_t off, int64_t len, int presence);
 
 /* ops.c: issue one event's call and judge its outcome */
 int replay_slot_fd(struct replay_state *r, struct replay_event *e);

@@ -73,11 +73,19 @@ static int needs_probe(const struct replay_state *r, const struct replay_event *
 			       (e->op == PPF_OP_MMAP && r->mmap_mode != MMAP_NONE));
 }
 
+/*
+ * With --probes=think a mapping is classed by the presence of its pages
+ * alone: probing a whole mapping with mincore costs in proportion to the
+ * pages cached (a library a prefetcher read is dearer to probe), more than
+ * most think times hold, and its class is only a count in the report.
+ */
 static void probe(struct replay_thread *th, struct replay_event *e)
 {
 	int fd = replay_slot_fd(th->r, e);
+	int presence = e->op == PPF_OP_MMAP && th->r->probes_mode == PROBES_THINK;
 
-	e->cls = fd >= 0 ? (uint8_t)replay_classify(th->r, th, fd, e->off, e->len) : CLS_NONE;
+	e->cls = fd >= 0 ? (uint8_t)replay_classify(th->r, th, fd, e->off, e->len, presence)
+			 : CLS_NONE;
 }
 
 static uint64_t iters_of(const struct replay_state *r, uint64_t ns)
