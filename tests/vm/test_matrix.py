@@ -44,6 +44,17 @@ class MatrixTest(unittest.TestCase):
         self.assertTrue(matrix.table(rows).splitlines()[2].endswith(
             "| 1 ns/instr, at faults |"))
 
+    def test_a_cell_with_the_probes_in_think_says_so(self) -> None:
+        rows: List[Dict[str, Any]] = [
+            row("pystart-ssd", "none", 2.0, 0.0, faults=True, probes="think"),
+            row("pystart-ssd", "hot", 1.0, 100.0, faults=True, probes="think"),
+            row("glimpse-ssd", "none", 2.0, 0.0, probes="timed"),
+            row("glimpse-ssd", "hot", 1.0, 100.0, probes="timed")]
+        lines = matrix.table(rows).splitlines()
+        self.assertTrue(lines[2].endswith("| 1 ns/instr |"), lines[2])
+        self.assertTrue(lines[3].endswith("| 1 ns/instr, at faults, probes in think |"),
+                        lines[3])
+
     def test_a_model_measured_on_another_module_is_marked(self) -> None:
         rows: List[Dict[str, Any]] = [
             row("pystart-hdd", "none", 4.0, 0.0),
