@@ -59,5 +59,5 @@ void replay_calibrate(struct replay_state *r)
 	if (r->fixed_rate > 0)	/* same work in every compared run, whatever the calibration says */
 		r->iters_per_ns = r->fixed_rate / 1000.0;
 	for (size_t i = 0; i < r->nev; i++)
-		r->ev[i].think_iters = (uint64_t)((double)r->ev[i].think * r->iters_per_ns + 0.5);
+		r->ev[i].think_iters = replay_spin_iters(r, r->ev[i].think);
 }

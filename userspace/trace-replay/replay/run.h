@@ -152,6 +152,12 @@ struct replay_state {
 
 /* calibrate.c: the think-time spin loop and its rate */
 void replay_spin(uint64_t n);
+/* The spin iterations that take @ns at the run's rate (inline: the timed
+ * part's instruction stream is the bench's). */
+static inline uint64_t replay_spin_iters(const struct replay_state *r, uint64_t ns)
+{
+	return (uint64_t)((double)ns * r->iters_per_ns + 0.5);
+}
 void replay_calibrate(struct replay_state *r);
 
 /* plan.c: the trace turned into events, threads, ordering, think time, buffers */

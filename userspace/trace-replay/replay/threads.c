@@ -88,11 +88,6 @@ static void probe(struct replay_thread *th, struct replay_event *e)
 			 : CLS_NONE;
 }
 
-static uint64_t iters_of(const struct replay_state *r, uint64_t ns)
-{
-	return (uint64_t)((double)ns * r->iters_per_ns + 0.5);
-}
-
 /*
  * --probes=think: probe in place of the end of e's think time.  Spin the
  * think less a budget (twice the thread's estimate for a range this size,
@@ -106,20 +101,20 @@ static uint64_t iters_of(const struct replay_state *r, uint64_t ns)
 static uint64_t think_and_probe(struct replay_thread *th, struct replay_event *e)
 {
 	const struct replay_state *r = th->r;
-	uint64_t pages = e->len > 0 ? ((uint64_t)e->len + 4095) / 4096 : 1;
+	uint64_t pages = e->len > 0 ? ((uint64_t)e->len + REPLAY_PAGE - 1) / REPLAY_PAGE : 1;
 	uint64_t budget = 2 * ((th->probe_est_kpage_ns * pages) >> 10);
 	uint64_t c0, spent;
 
 	if (budget > e->think)
 		budget = e->think;
-	replay_spin(iters_of(r, e->think - budget));
+	replay_spin(replay_spin_iters(r, e->think - budget));
 	c0 = thread_cpu_now();
 	probe(th, e);
 	spent = thread_cpu_now() - c0;
 	/* the next estimate: a quarter of this probe's cost per page */
 	th->probe_est_kpage_ns = (3 * th->probe_est_kpage_ns + (spent << 10) / pages) / 4;
 	if (spent < budget) {
-		replay_spin(iters_of(r, budget - spent));
+		replay_spin(replay_spin_iters(r, budget - spent));
 		th->probe_hidden_ns += spent;
 		return 0;
 	}
