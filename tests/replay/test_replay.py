@@ -354,6 +354,8 @@ def test_probes_in_think_need_spin(tmp_path):
     t = gap_trace(tmp_path)
     res = replay("run", "--think=sleep", "--probes=think", t, tmp_path / "tree", check=False)
     assert res.returncode == 2 and "--probes=think needs --think=spin" in res.stderr
+    res = replay("run", "--probes=later", t, tmp_path / "tree", check=False)
+    assert res.returncode == 2 and "--probes=later: not timed or think" in res.stderr
 
 
 def test_partial_hit(tmp_path):
