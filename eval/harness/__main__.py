@@ -127,7 +127,7 @@ def parser() -> argparse.ArgumentParser:
                                          "cold and hot, in one VM (realcheck.py)")
     k.add_argument("workload", help="a workload with a real-tree recipe (glimpse; "
                                    "pystart, pbuild-j2, pbuild-j4: the recording "
-                                   "their experiment measures)")
+                                   "their experiment measures; andrew)")
     k.add_argument("--profile", default="hdd-2001", help="disk profile (default hdd-2001)")
     k.add_argument("--spin-rate", help="the replay's spin rate (iterations/us; default "
                                        "the experiments': think scaled to compute time)")
@@ -136,6 +136,9 @@ def parser() -> argparse.ArgumentParser:
                                         "glimpse-hdd2001)")
     k.add_argument("--no-boot", action="store_true",
                    help="the table again from the last boot's results")
+    k.add_argument("--save-faults", action="store_true",
+                   help="write TRACE.faults.gz beside the trace from the boot's traced "
+                        "real cold run (what the experiments' replays of it then use)")
     return ap
 
 
@@ -182,7 +185,7 @@ def main(argv: List[str]) -> int:
     if a.cmd == "realcheck":
         from . import realcheck
         return realcheck.main(a.workload, a.profile, a.spin_rate, a.experiment,
-                              a.no_boot)
+                              a.no_boot, a.save_faults)
     from . import runner
     if a.cmd == "calibrate":
         from . import calibrate

@@ -17,7 +17,7 @@ cold-1, hot hot-1) when its results are there.
 
 The image: build-tree's tree of the trace (the replay's), then the real
 content over it: the workload's real tree (a recipe per workload, REAL_TREES:
-glimpse, pystart, pbuild-j2 and -j4) and, for every file outside the recorded
+glimpse, pystart, pbuild-j2 and -j4, andrew) and, for every file outside the recorded
 root, the host's own file (ELF loader, library symlinks, /bin/sh and the
 recipe's RealRun.host added: the trace has no event for them).  Results in
 $PPF_CACHE/eval/results/realcheck-NAME-PROFILE/ ($PPF_RESULTS/... when set).
@@ -189,6 +189,38 @@ def pbuild_tree(t: Path, trace: Path) -> None:
                          f"or Makefile than the recording's?): " + "; ".join(differ))
 
 
+ANDREW = TOP / "eval" / "workloads" / "andrew"
+
+
+def andrew_tree(t: Path, trace: Path) -> None:
+    """andrew: the recorded root as record.sh makes it: src/ as prepare.sh
+    installs it (the pinned libz-sys crate from crates.io, its sha256
+    checked: zlib 1.3.1's sources and test programs, the workload's
+    Makefile; read-only), and andrew.sh.  andrew.sh makes tree/ and tmp/
+    itself.  Every file of the trace under src/, and andrew.sh, must have
+    the size the trace records."""
+    with tempfile.TemporaryDirectory(dir=t.parent) as tmp:
+        build.log("andrew: prepare.sh (the libz-sys crate, from crates.io)")
+        # its own work area: prepare.sh empties $PPF_WORKDIR/andrew/scratch
+        subprocess.run(["bash", str(ANDREW / "prepare.sh")],
+                       env={**os.environ, "PPF_WORKDIR": tmp}, check=True)
+        src = Path(tmp) / "andrew" / "scratch" / "src"
+        # prepare.sh copies the Makefile without its mtime (today, in the
+        # guest's future: make's clock-skew check); zlib.h's instead
+        st = (src / "zlib.h").stat()
+        os.utime(src / "Makefile", (st.st_atime, st.st_mtime))
+        if (t / "src").exists():
+            shutil.rmtree(t / "src")
+        shutil.move(str(src), t / "src")
+    shutil.copy(ANDREW / "andrew.sh", t / "andrew.sh")  # as record.sh: cp
+    os.utime(t / "andrew.sh", (st.st_atime, st.st_mtime))
+    differ = tree_differs(t, tracefmt.load_trace(trace)["files"],
+                          lambda p: p.startswith(b"src/") or p == b"andrew.sh")
+    if differ:
+        raise SystemExit(f"realcheck: andrew's tree is not {trace.name}'s (another crate "
+                         f"or Makefile than the recording's?): " + "; ".join(differ))
+
+
 # recipe -> what puts its real tree over build-tree's (below the root), given
 # the trace it checks against; the recipe is the workload (glimpse) or the
 # recordings' name without their number (pystart: pystart-1..3; pbuild-j2:
@@ -196,7 +228,7 @@ def pbuild_tree(t: Path, trace: Path) -> None:
 # (pystart-hdd2001) measures, `realcheck pbuild-j2` pbuild-j2-hdd2001's
 REAL_TREES: Dict[str, Callable[[Path, Path], None]] = {
     "glimpse": glimpse_tree, "pystart": pystart_tree,
-    "pbuild-j2": pbuild_tree, "pbuild-j4": pbuild_tree}
+    "pbuild-j2": pbuild_tree, "pbuild-j4": pbuild_tree, "andrew": andrew_tree}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -242,6 +274,15 @@ REAL_RUNS: Dict[str, RealRun] = {
                        cpu="max"),
     "pbuild-j2": PBUILD_RUN,
     "pbuild-j4": PBUILD_RUN,
+    # andrew.sh sets LC_ALL and TMPDIR itself and empties tree/ and tmp/;
+    # make runs gcc, ar, ld through PATH, collect2 looks up nm and strip (the
+    # trace names their targets, as for pbuild), and ar loads every plugin of
+    # /usr/lib/bfd-plugins (the recording mapped libLLVM through LLVMgold)
+    "andrew": RealRun(cwd="{root}", env=(("LC_ALL", "C"),), output="tree",
+                      host=("/usr/bin/gcc", "/usr/bin/ar", "/usr/bin/as", "/usr/bin/ld",
+                            "/usr/bin/nm", "/usr/bin/strip",
+                            "/usr/lib/bfd-plugins/LLVMgold-14.so",
+                            "/usr/lib/bfd-plugins/liblto_plugin.so")),
 }
 
 
@@ -338,10 +379,18 @@ def meta_text(trace: Path, key: str) -> str:
     return v.decode()
 
 
+def image_key(w: Workload) -> str:
+    """The name of w's real image in the cache: the trace, the room, the
+    recipe's RealRun (its host files are in the image: a recipe that gains
+    one gets another image) and IMAGE_VERSION."""
+    run = hashlib.sha256(repr(REAL_RUNS.get(recipe(w.name), RealRun())).encode()).hexdigest()
+    return f"realcheck-{w.name}-{build.sha(w.trace)}-{w.room_mb}-{run[:8]}-r{IMAGE_VERSION}"
+
+
 def real_image(w: Workload) -> Tuple[Path, int, Dict[str, Any]]:
     """The image: build-tree's tree with the real files over it.  Cached."""
     tree = REAL_TREES[recipe(w.name)]
-    key = f"realcheck-{w.name}-{build.sha(w.trace)}-{w.room_mb}-r{IMAGE_VERSION}"
+    key = image_key(w)
     img = build.CACHE / "images" / f"{key}.img"
     info_path = img.with_suffix(".json")
     if img.exists() and info_path.exists():
@@ -830,20 +879,3 @@ def main(name: str, profile_name: str, rate: Optional[str] = None,
         print(page_table(s["pages"]))
     print(f"realcheck: results in {out}")
     return 0
-
-
-if __name__ == "__main__":
-    # python3 -m eval.harness.realcheck NAME [--profile P] --save-faults: the
-    # faults file of the last boot's traced real run, beside the trace
-    # (`python3 -m eval.harness realcheck` has no flag for it yet)
-    import argparse
-    import sys
-    ap = argparse.ArgumentParser(prog="python3 -m eval.harness.realcheck")
-    ap.add_argument("workload")
-    ap.add_argument("--profile", default="hdd-2001")
-    ap.add_argument("--experiment")
-    ap.add_argument("--save-faults", action="store_true",
-                    help="write TRACE.faults.gz from the last boot's traced real run")
-    ap.add_argument("--boot", action="store_true", help="boot first (default: the last results)")
-    a = ap.parse_args()
-    sys.exit(main(a.workload, a.profile, None, a.experiment, not a.boot, a.save_faults))

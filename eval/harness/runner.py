@@ -10,6 +10,7 @@ import hashlib
 import json
 import os
 import re
+import shlex
 import shutil
 import signal
 import subprocess
@@ -437,12 +438,30 @@ def faults_adds(trace: Path, guest: str) -> List[str]:
     return [f"{f}:{guest[:-len('.gz')]}.faults.gz"] if f else []
 
 
+def uses_faults(exp: Experiment) -> bool:
+    """Does the experiment's replay touch mapped or exec'd files by mapping
+    them (ppf-replay's --mmap=map or --exec=map, the defaults)?  Only then
+    does a faults file change what it reads: with --mmap=none (or read) and
+    --exec=head (or none), as Andrew's reads, it would be passed for
+    nothing and would make another bench of the same replay."""
+    modes = {"--mmap": "map", "--exec": "map"}
+    args = shlex.split(exp.replay_args)
+    for i, a in enumerate(args):
+        key, eq, val = a.partition("=")
+        if key in modes:
+            modes[key] = val if eq else (args[i + 1] if i + 1 < len(args) else "")
+    return "map" in modes.values()
+
+
 def faults_digests(exp: Experiment) -> Dict[str, str]:
     """{trace file name: sha256 (12 digits) of its faults file} for each trace
-    the experiment replays that has one: part of what the bench is, since a
-    mapped file replayed at its faults reads a fraction of it replayed whole.
-    Recorded with every boot (meta.json) and summary; report compares it."""
-    out = {}
+    the experiment replays that has one, when the replay maps (uses_faults()):
+    part of what the bench is, since a mapped file replayed at its faults
+    reads a fraction of it replayed whole.  Recorded with every boot
+    (meta.json) and summary; report compares it."""
+    out: Dict[str, str] = {}
+    if not uses_faults(exp):
+        return out
     for t in [trace_of(exp), *warmup_traces(exp)]:
         f = faults_of(t)
         if f is not None:
@@ -451,10 +470,14 @@ def faults_digests(exp: Experiment) -> Dict[str, str]:
 
 
 def trace_files(exp: Experiment) -> List[str]:
-    """The traces the guest gets (BootRequest adds, HOST:GUEST)."""
-    out = [f"{trace_of(exp)}:/ppf/trace.gz", *faults_adds(trace_of(exp), "/ppf/trace.gz")]
+    """The traces the guest gets (BootRequest adds, HOST:GUEST), with their
+    faults files when the replay maps (uses_faults())."""
+    maps = uses_faults(exp)
+    out = [f"{trace_of(exp)}:/ppf/trace.gz"]
+    if maps:
+        out += faults_adds(trace_of(exp), "/ppf/trace.gz")
     for t, g in warmup_guest_paths(exp):
-        out += [f"{t}:{g}", *faults_adds(t, g)]
+        out += [f"{t}:{g}", *(faults_adds(t, g) if maps else [])]
     inter = extra_trace(exp, "interlude_trace")
     if inter is not None:
         out.append(f"{inter}:/ppf/interlude_trace.gz")

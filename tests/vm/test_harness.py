@@ -3,6 +3,7 @@ spin rate, synthetic traces, the summary of recorded results."""
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import hashlib
 import json
@@ -203,8 +204,26 @@ class FaultsTest(unittest.TestCase):
                                        "pystart-3.trace.gz"])
         data = (TOP / "eval" / "workloads" / "pystart" / "pystart-3.faults.gz").read_bytes()
         self.assertEqual(got["pystart-3.trace.gz"], hashlib.sha256(data).hexdigest()[:12])
-        # andrew has none: its mapped files are replayed whole
-        self.assertEqual(runner.faults_digests(runner.Experiment("x", "andrew", "hdd", [])), {})
+        # gnuld has none: its mapped files are replayed whole
+        self.assertEqual(runner.faults_digests(runner.Experiment("x", "gnuld", "hdd", [])), {})
+
+    def test_a_replay_that_maps_nothing_gets_no_faults(self) -> None:
+        # premise: the trace has a faults file, and the experiment maps nothing
+        exp = runner.load_experiment("andrew-reads-ssd")
+        self.assertIsNotNone(runner.faults_of(runner.trace_of(exp)))
+        self.assertIn("--mmap=none", exp.replay_args)
+        self.assertFalse(runner.uses_faults(exp))
+        self.assertEqual(runner.faults_digests(exp), {})
+        self.assertFalse([a for a in runner.trace_files(exp) if "faults" in a])
+        # the same trace replayed with its mappings: the faults are the bench's
+        maps = dataclasses.replace(exp, replay_args="--exec=head")
+        self.assertTrue(runner.uses_faults(maps))
+        self.assertEqual(sorted(runner.faults_digests(maps)), ["andrew.trace.gz"])
+        self.assertTrue([a for a in runner.trace_files(maps) if "faults" in a])
+        for args, want in (("--mmap none --exec head", False), ("--mmap=read", True),
+                           ("--mmap=read --exec=none", False), ("--exec=map --mmap=none", True)):
+            self.assertEqual(runner.uses_faults(dataclasses.replace(exp, replay_args=args)),
+                             want, args)
 
 
 class SynthTest(unittest.TestCase):

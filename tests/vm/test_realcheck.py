@@ -5,6 +5,7 @@ recipes' commands, and the reading of the guest's samples and traced pages."""
 from __future__ import annotations
 
 import collections
+import dataclasses
 import gzip
 import os
 import shutil
@@ -112,8 +113,8 @@ class TestRealImage(unittest.TestCase):
                           "src/gone.c: missing (the trace's is 1 bytes)"])
 
     def test_no_recipe_is_a_clear_error(self) -> None:
-        w = realcheck.workload("andrew")
-        with self.assertRaisesRegex(SystemExit, "no recipe for andrew's real tree"):
+        w = realcheck.workload("gnuld")
+        with self.assertRaisesRegex(SystemExit, "no recipe for gnuld's real tree"):
             realcheck.real_image(w)
 
 
@@ -123,8 +124,9 @@ class TestRecipes(unittest.TestCase):
         self.assertEqual(realcheck.recipe("pystart-3"), "pystart")
         self.assertEqual(realcheck.recipe("pbuild-j2-4"), "pbuild-j2")
         self.assertEqual(realcheck.recipe("pbuild-j4-3"), "pbuild-j4")
-        with self.assertRaisesRegex(SystemExit, "no recipe for andrew"):
-            realcheck.recipe("andrew")
+        self.assertEqual(realcheck.recipe("andrew"), "andrew")
+        with self.assertRaisesRegex(SystemExit, "no recipe for gnuld"):
+            realcheck.recipe("gnuld")
 
     def test_pystart_is_the_recording_its_experiment_measures(self) -> None:
         self.assertEqual(realcheck.measured_workload("pystart", "pystart-hdd2001").name,
@@ -173,6 +175,46 @@ class TestRecipes(unittest.TestCase):
         files = {f.path.decode() for f in t["files"]}
         for p in realcheck.REAL_RUNS["pbuild-j2"].host:
             self.assertNotIn(p, files)
+
+    def test_andrew_real_command(self) -> None:
+        """Andrew's recorded command in its root, with LC_ALL as recorded
+        (andrew.sh sets TMPDIR and empties tree/ and tmp/ itself)."""
+        w = realcheck.measured_workload("andrew", "andrew-hdd2001")
+        root = realcheck.meta_text(w.trace, "root")
+        command = realcheck.meta_text(w.trace, "command")
+        self.assertEqual(root, "/var/tmp/ppf-work/andrew/scratch")
+        self.assertEqual(command, f"bash ./andrew.sh {root}")
+        self.assertEqual(realcheck.real_command(w.name, command, root),
+                         f"LC_ALL=C chroot $NEW /bin/sh -c "
+                         f"'cd {root} && exec bash ./andrew.sh {root}'")
+        run = realcheck.REAL_RUNS["andrew"]
+        self.assertEqual((run.before, run.output, run.cpu), ("", "tree", ""))
+
+    def test_andrew_host_files(self) -> None:
+        """As pbuild's: the compilers are the trace's, the names PATH finds
+        them by and ar's plugin directory the recipe's (the recording's ar
+        mapped libLLVM through LLVMgold: the real run must load it too)."""
+        w = realcheck.measured_workload("andrew", "andrew-hdd2001")
+        t = realcheck.tracefmt.load_trace(w.trace)
+        files = {f.path.decode() for f in t["files"]}
+        self.assertIn("/usr/lib/x86_64-linux-gnu/libLLVM-14.so.1", files)
+        host = realcheck.REAL_RUNS["andrew"].host
+        self.assertIn("/usr/lib/bfd-plugins/LLVMgold-14.so", host)
+        for p in host:
+            self.assertNotIn(p, files)
+
+    def test_the_image_is_the_recipe_s(self) -> None:
+        """The cached image's name changes with the recipe's host files: a
+        recipe that gains one is not served the image built without it."""
+        w = realcheck.workload("andrew")
+        old = realcheck.REAL_RUNS["andrew"]
+        key = realcheck.image_key(w)
+        try:
+            realcheck.REAL_RUNS["andrew"] = dataclasses.replace(old, host=old.host[:-1])
+            self.assertNotEqual(realcheck.image_key(w), key)
+        finally:
+            realcheck.REAL_RUNS["andrew"] = old
+        self.assertEqual(realcheck.image_key(w), key)
 
     def test_real_command(self) -> None:
         """glimpse's as before (chrooted, as recorded); pystart's in its root
@@ -318,9 +360,9 @@ class TestFaults(unittest.TestCase):
         py = TOP / "eval" / "workloads" / "pystart" / "pystart-3.trace.gz"
         self.assertEqual(runner.faults_path(py), py.with_name("pystart-3.faults.gz"))
         self.assertEqual(runner.faults_path(Path("/x/a.trace")), Path("/x/a.faults.gz"))
-        andrew = TOP / "eval" / "workloads" / "andrew" / "andrew.trace.gz"
-        self.assertIsNone(runner.faults_of(andrew))
-        self.assertEqual(runner.faults_adds(andrew, "/ppf/trace.gz"), [])
+        gnuld = TOP / "eval" / "workloads" / "gnuld" / "gnuld.trace.gz"
+        self.assertIsNone(runner.faults_of(gnuld))
+        self.assertEqual(runner.faults_adds(gnuld, "/ppf/trace.gz"), [])
         self.assertIsNotNone(runner.faults_of(py))
         self.assertEqual(runner.faults_adds(py, "/ppf/trace.gz"),
                          [f"{runner.faults_path(py)}:/ppf/trace.faults.gz"])

@@ -240,9 +240,13 @@ class WarmupTracesTest(unittest.TestCase):
                          [WORKLOADS["glimpse"].trace, WORKLOADS["andrew"].trace])
         self.assertIn("WARMUP_TRACES='/ppf/warmup-trace-1.gz /ppf/warmup-trace-2.gz'\n",
                       runner.eval_conf(exp, exp.configs[0], False))
+        # andrew's faults file goes with each replay of andrew (glimpse has none)
+        faults = runner.faults_path(WORKLOADS["andrew"].trace)
         self.assertEqual(runner.trace_files(exp)[1:], [
+            f"{faults}:/ppf/trace.faults.gz",
             f"{WORKLOADS['glimpse'].trace}:/ppf/warmup-trace-1.gz",
-            f"{WORKLOADS['andrew'].trace}:/ppf/warmup-trace-2.gz"])
+            f"{WORKLOADS['andrew'].trace}:/ppf/warmup-trace-2.gz",
+            f"{faults}:/ppf/warmup-trace-2.faults.gz"])
         # glimpse's files are not andrew's: the image holds both trees
         self.assertEqual(runner.tree_traces(exp), [WORKLOADS["glimpse"].trace])
         with self.assertRaisesRegex(SystemExit, "non-empty list"):
