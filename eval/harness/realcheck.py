@@ -17,7 +17,7 @@ cold-1, hot hot-1) when its results are there.
 
 The image: build-tree's tree of the trace (the replay's), then the real
 content over it: the workload's real tree (a recipe per workload, REAL_TREES:
-glimpse, pystart, pbuild-j2 and -j4, andrew) and, for every file outside the recorded
+glimpse, pystart, pbuild-j2 and -j4, andrew, mixed) and, for every file outside the recorded
 root, the host's own file (ELF loader, library symlinks, /bin/sh and the
 recipe's RealRun.host added: the trace has no event for them).  Results in
 $PPF_CACHE/eval/results/realcheck-NAME-PROFILE/ ($PPF_RESULTS/... when set).
@@ -121,6 +121,12 @@ def pystart_tree(t: Path, trace: Path) -> None:
     figure removed.  The font cache must have the recording's size (it lists
     the host's fonts: another font set, another cache)."""
     shutil.copyfile(PYSTART / "plot.py", t / "plot.py")
+    font_cache(t, trace, "pystart")
+
+
+def font_cache(t: Path, trace: Path, who: str) -> None:
+    """mpl/ under t as one untraced start-up of t/plot.py leaves it, which
+    must be the trace's (pystart_tree())."""
     mpl = t / "mpl"
     if mpl.exists():
         shutil.rmtree(mpl)
@@ -129,14 +135,14 @@ def pystart_tree(t: Path, trace: Path) -> None:
                         "PYTHONDONTWRITEBYTECODE")}
     env.update(LC_ALL="C", MPLCONFIGDIR=str(mpl))
     with tempfile.TemporaryDirectory(dir=t.parent) as tmp:
-        build.log("pystart: one untraced start-up for matplotlib's font cache")
+        build.log(f"{who}: one untraced start-up for matplotlib's font cache")
         subprocess.run([PYSTART_PYTHON, str(t / "plot.py"), str(Path(tmp) / "warm.png")],
                        env=env, cwd=tmp, check=True)
     want = {f.path.decode(): f.size for f in tracefmt.load_trace(trace)["files"]
             if f.path.startswith(b"mpl/")}
     got = {p.relative_to(t).as_posix(): p.stat().st_size for p in mpl.rglob("*") if p.is_file()}
     if got != want:
-        raise SystemExit(f"realcheck: pystart's mpl/ is {got}, the recording's was {want} "
+        raise SystemExit(f"realcheck: {who}'s mpl/ is {got}, the recording's was {want} "
                          "(another matplotlib or font set than the recording's?)")
 
 
@@ -192,33 +198,68 @@ def pbuild_tree(t: Path, trace: Path) -> None:
 ANDREW = TOP / "eval" / "workloads" / "andrew"
 
 
-def andrew_tree(t: Path, trace: Path) -> None:
-    """andrew: the recorded root as record.sh makes it: src/ as prepare.sh
-    installs it (the pinned libz-sys crate from crates.io, its sha256
+def andrew_src(dst: Path, work: Path) -> None:
+    """Andrew's input tree at dst (src/ of its root): prepare.sh run in a work
+    area of its own (the pinned libz-sys crate from crates.io, its sha256
     checked: zlib 1.3.1's sources and test programs, the workload's
-    Makefile; read-only), and andrew.sh.  andrew.sh makes tree/ and tmp/
-    itself.  Every file of the trace under src/, and andrew.sh, must have
-    the size the trace records."""
-    with tempfile.TemporaryDirectory(dir=t.parent) as tmp:
+    Makefile; read-only), the Makefile given zlib.h's mtime (copied today,
+    it would be in the guest's future: make's clock-skew check).  work: a
+    directory for prepare.sh's work area, outside the image's tree."""
+    with tempfile.TemporaryDirectory(dir=work) as tmp:
         build.log("andrew: prepare.sh (the libz-sys crate, from crates.io)")
-        # its own work area: prepare.sh empties $PPF_WORKDIR/andrew/scratch
         subprocess.run(["bash", str(ANDREW / "prepare.sh")],
-                       env={**os.environ, "PPF_WORKDIR": tmp}, check=True)
-        src = Path(tmp) / "andrew" / "scratch" / "src"
-        # prepare.sh copies the Makefile without its mtime (today, in the
-        # guest's future: make's clock-skew check); zlib.h's instead
+                       env={**os.environ, "PPF_WORKDIR": tmp,
+                            "ANDREW_SCRATCH": str(Path(tmp) / "scratch")}, check=True)
+        src = Path(tmp) / "scratch" / "src"
         st = (src / "zlib.h").stat()
         os.utime(src / "Makefile", (st.st_atime, st.st_mtime))
-        if (t / "src").exists():
-            shutil.rmtree(t / "src")
-        shutil.move(str(src), t / "src")
-    shutil.copy(ANDREW / "andrew.sh", t / "andrew.sh")  # as record.sh: cp
-    os.utime(t / "andrew.sh", (st.st_atime, st.st_mtime))
+        if dst.exists():
+            shutil.rmtree(dst)
+        shutil.move(str(src), dst)
+
+
+def copy_as_recorded(src: Path, dst: Path, like: Path) -> None:
+    """A recipe's script copied as record.sh copies it, with like's mtime."""
+    shutil.copy(src, dst)
+    st = like.stat()
+    os.utime(dst, (st.st_atime, st.st_mtime))
+
+
+def andrew_tree(t: Path, trace: Path) -> None:
+    """andrew: the recorded root as record.sh makes it: src/ (andrew_src())
+    and andrew.sh.  andrew.sh makes tree/ and tmp/ itself.  Every file of
+    the trace under src/, and andrew.sh, must have the size the trace
+    records."""
+    andrew_src(t / "src", t.parent)
+    copy_as_recorded(ANDREW / "andrew.sh", t / "andrew.sh", t / "src" / "zlib.h")
     differ = tree_differs(t, tracefmt.load_trace(trace)["files"],
                           lambda p: p.startswith(b"src/") or p == b"andrew.sh")
     if differ:
         raise SystemExit(f"realcheck: andrew's tree is not {trace.name}'s (another crate "
                          f"or Makefile than the recording's?): " + "; ".join(differ))
+
+
+MIXED = TOP / "eval" / "workloads" / "mixed"
+
+
+def mixed_tree(t: Path, trace: Path) -> None:
+    """mixed: the recorded root as record.sh makes it: Andrew's root under
+    andrew/ (andrew_src(), andrew.sh), pystart's plot.py, mixed.sh, and the
+    font cache of one untraced start-up (font_cache()).  Every file of the
+    trace under andrew/src/, and the three scripts, must have the size the
+    trace records."""
+    (t / "andrew").mkdir(exist_ok=True)
+    andrew_src(t / "andrew" / "src", t.parent)
+    like = t / "andrew" / "src" / "zlib.h"
+    copy_as_recorded(ANDREW / "andrew.sh", t / "andrew" / "andrew.sh", like)
+    copy_as_recorded(PYSTART / "plot.py", t / "plot.py", like)
+    copy_as_recorded(MIXED / "mixed.sh", t / "mixed.sh", like)
+    font_cache(t, trace, "mixed")
+    differ = tree_differs(t, tracefmt.load_trace(trace)["files"],
+                          lambda p: p.startswith(b"andrew/src/") or
+                          p in (b"andrew/andrew.sh", b"plot.py", b"mixed.sh"))
+    if differ:
+        raise SystemExit(f"realcheck: mixed's tree is not {trace.name}'s: " + "; ".join(differ))
 
 
 # recipe -> what puts its real tree over build-tree's (below the root), given
@@ -228,7 +269,8 @@ def andrew_tree(t: Path, trace: Path) -> None:
 # (pystart-hdd2001) measures, `realcheck pbuild-j2` pbuild-j2-hdd2001's
 REAL_TREES: Dict[str, Callable[[Path, Path], None]] = {
     "glimpse": glimpse_tree, "pystart": pystart_tree,
-    "pbuild-j2": pbuild_tree, "pbuild-j4": pbuild_tree, "andrew": andrew_tree}
+    "pbuild-j2": pbuild_tree, "pbuild-j4": pbuild_tree, "andrew": andrew_tree,
+    "mixed": mixed_tree}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -266,6 +308,17 @@ PBUILD_RUN = RealRun(
           "/usr/lib/bfd-plugins/liblto_plugin.so"))
 
 
+# andrew.sh sets LC_ALL and TMPDIR itself and empties tree/ and tmp/; make
+# runs gcc, ar, ld through PATH, collect2 looks up nm and strip (the trace
+# names their targets, as for pbuild), and ar loads every plugin of
+# /usr/lib/bfd-plugins (the recording mapped libLLVM through LLVMgold)
+ANDREW_RUN = RealRun(cwd="{root}", env=(("LC_ALL", "C"),), output="tree",
+                     host=("/usr/bin/gcc", "/usr/bin/ar", "/usr/bin/as", "/usr/bin/ld",
+                           "/usr/bin/nm", "/usr/bin/strip",
+                           "/usr/lib/bfd-plugins/LLVMgold-14.so",
+                           "/usr/lib/bfd-plugins/liblto_plugin.so"))
+
+
 REAL_RUNS: Dict[str, RealRun] = {
     "glimpse": RealRun(output="index"),
     "pystart": RealRun(cwd="{root}", env=(("LC_ALL", "C"), ("MPLCONFIGDIR", "{root}/mpl")),
@@ -274,15 +327,13 @@ REAL_RUNS: Dict[str, RealRun] = {
                        cpu="max"),
     "pbuild-j2": PBUILD_RUN,
     "pbuild-j4": PBUILD_RUN,
-    # andrew.sh sets LC_ALL and TMPDIR itself and empties tree/ and tmp/;
-    # make runs gcc, ar, ld through PATH, collect2 looks up nm and strip (the
-    # trace names their targets, as for pbuild), and ar loads every plugin of
-    # /usr/lib/bfd-plugins (the recording mapped libLLVM through LLVMgold)
-    "andrew": RealRun(cwd="{root}", env=(("LC_ALL", "C"),), output="tree",
-                      host=("/usr/bin/gcc", "/usr/bin/ar", "/usr/bin/as", "/usr/bin/ld",
-                            "/usr/bin/nm", "/usr/bin/strip",
-                            "/usr/lib/bfd-plugins/LLVMgold-14.so",
-                            "/usr/lib/bfd-plugins/liblto_plugin.so")),
+    "andrew": ANDREW_RUN,
+    # Andrew in the background while plot.py starts three times (mixed.sh
+    # sets LC_ALL and MPLCONFIGDIR itself, and runs /usr/bin/python3, a
+    # symlink the trace has no event for); numpy needs -cpu max (pystart's)
+    "mixed": RealRun(cwd="{root}", env=(("LC_ALL", "C"),),
+                     before="rm -f figure-*.png", output="figure-3.png", cpu="max",
+                     host=(*ANDREW_RUN.host, PYSTART_PYTHON)),
 }
 
 

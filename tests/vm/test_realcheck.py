@@ -203,6 +203,24 @@ class TestRecipes(unittest.TestCase):
         for p in host:
             self.assertNotIn(p, files)
 
+    def test_mixed_is_andrew_and_pystart(self) -> None:
+        """mixed's recordings are a recipe's (mixed-hdd2001 measures mixed-2);
+        its run is mixed.sh in its root, on the CPU numpy needs, with
+        Andrew's host files and the python3 mixed.sh runs by name."""
+        self.assertEqual(realcheck.recipe("mixed-2"), "mixed")
+        w = realcheck.measured_workload("mixed", "mixed-hdd2001")
+        self.assertEqual(w.name, "mixed-2")
+        root = realcheck.meta_text(w.trace, "root")
+        self.assertEqual(realcheck.meta_text(w.trace, "command"), f"bash ./mixed.sh {root}")
+        run = realcheck.REAL_RUNS["mixed"]
+        self.assertEqual((run.before, run.cpu), ("rm -f figure-*.png", "max"))
+        self.assertEqual(set(run.host) - set(realcheck.REAL_RUNS["andrew"].host),
+                         {"/usr/bin/python3"})
+        files = {f.path.decode() for f in realcheck.tracefmt.load_trace(w.trace)["files"]}
+        self.assertNotIn("/usr/bin/python3", files)
+        for p in ("andrew/andrew.sh", "plot.py", "mixed.sh", "andrew/src/zlib.h"):
+            self.assertIn(p, files)
+
     def test_the_image_is_the_recipe_s(self) -> None:
         """The cached image's name changes with the recipe's host files: a
         recipe that gains one is not served the image built without it."""
