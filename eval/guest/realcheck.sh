@@ -43,6 +43,8 @@ kids_cpu() { awk '{ print $16 + $17 }' /proc/$$/stat; }  # cutime + cstime, tick
 cat /sys/block/$B/dev > $OUT/dev  # MAJOR:MINOR, the tracepoints' dev
 mount --bind $DIR/t $NEW$ROOT || exit 1
 mount --bind /dev $NEW/dev || exit 1
+# the recorded programs had /proc (gnuld's link.sh reads /proc/self/status)
+mount -t proc proc $NEW/proc || exit 1
 CMD=$(echo "$CMD64" | base64 -d)
 sync
 /ppf/nbcopy --align 2
@@ -123,7 +125,7 @@ inodes real-cold-traced  # after: with the files the run created
 
 # the replay on the same file system, cold (ppf-replay drops the caches
 # itself, after the first sample: its sync and drop are in both deltas) then hot
-umount $NEW/dev $NEW$ROOT
+umount $NEW/proc $NEW/dev $NEW$ROOT
 FA=${FAULTS:+--faults $FAULTS}  # mapped files touched as the real program faulted them
 $R build-tree $TRACE $DIR/t > /dev/null || { say "build-tree failed"; exit 1; }
 sync; echo 3 > /proc/sys/vm/drop_caches

@@ -17,7 +17,7 @@ cold-1, hot hot-1) when its results are there.
 
 The image: build-tree's tree of the trace (the replay's), then the real
 content over it: the workload's real tree (a recipe per workload, REAL_TREES:
-glimpse, pystart, pbuild-j2 and -j4, andrew, mixed) and, for every file outside the recorded
+glimpse, pystart, pbuild-j2 and -j4, andrew, mixed, gnuld) and, for every file outside the recorded
 root, the host's own file (ELF loader, library symlinks, /bin/sh and the
 recipe's RealRun.host added: the trace has no event for them).  Results in
 $PPF_CACHE/eval/results/realcheck-NAME-PROFILE/ ($PPF_RESULTS/... when set).
@@ -262,6 +262,45 @@ def mixed_tree(t: Path, trace: Path) -> None:
         raise SystemExit(f"realcheck: mixed's tree is not {trace.name}'s: " + "; ".join(differ))
 
 
+GNULD = TOP / "eval" / "workloads" / "gnuld"
+GNULD_OWN_ENV = (b".ppf-gnuld-link-cmds.sh", b".ppf-gnuld-env")
+
+
+def gnuld_tree(t: Path, trace: Path) -> None:
+    """gnuld: the recorded root, a Linux 6.12 tree with every object built
+    and the link's outputs removed, as record.sh leaves it before it
+    records: `record.sh --prepare-only` builds it in $PPF_WORKDIR/gnuld
+    (15-40 minutes the first time, cached by its configuration), checks
+    the links and writes the link script.  Every file of the trace in the
+    root that existed before the link is copied from there, with its
+    mtime; each must have the size the trace records (the same compiler,
+    configuration and build identity make the same objects), but the link
+    script, which holds the preparing machine's environment."""
+    build.log("gnuld: record.sh --prepare-only (the kernel's objects; cached when built)")
+    subprocess.run(["bash", str(GNULD / "record.sh"), "--prepare-only"], check=True)
+    kdir = Path(meta_text(trace, "root"))
+    files = tracefmt.load_trace(trace)["files"]
+    for f in files:
+        if f.new or f.is_dir or f.path.startswith(b"/"):
+            continue
+        src = kdir / f.path.decode()
+        if src.is_file():
+            dst = t / f.path.decode()
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dst)
+    # The link script exports the environment of the machine that wrote it
+    # (gen-link-cmds.py): its size is that machine's, its commands the same
+    # (record.sh checks that it links make's vmlinux bit for bit).
+    # link.sh's reset after each untraced run reads its list of the link's
+    # outputs (made by record.sh's first reset, before the recording: the
+    # trace, which has no reset, does not name it)
+    shutil.copy2(kdir / ".ppf-gnuld-reset.list", t / ".ppf-gnuld-reset.list")
+    differ = tree_differs(t, files, lambda p: p not in GNULD_OWN_ENV)
+    if differ:
+        raise SystemExit(f"realcheck: gnuld's tree is not {trace.name}'s (another compiler "
+                         f"or configuration than the recording's?): " + "; ".join(differ[:20]))
+
+
 # recipe -> what puts its real tree over build-tree's (below the root), given
 # the trace it checks against; the recipe is the workload (glimpse) or the
 # recordings' name without their number (pystart: pystart-1..3; pbuild-j2:
@@ -270,7 +309,7 @@ def mixed_tree(t: Path, trace: Path) -> None:
 REAL_TREES: Dict[str, Callable[[Path, Path], None]] = {
     "glimpse": glimpse_tree, "pystart": pystart_tree,
     "pbuild-j2": pbuild_tree, "pbuild-j4": pbuild_tree, "andrew": andrew_tree,
-    "mixed": mixed_tree}
+    "mixed": mixed_tree, "gnuld": gnuld_tree}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -328,6 +367,15 @@ REAL_RUNS: Dict[str, RealRun] = {
     "pbuild-j2": PBUILD_RUN,
     "pbuild-j4": PBUILD_RUN,
     "andrew": ANDREW_RUN,
+    # link.sh sets its environment and removes the link's outputs at its end
+    # (at its start too, if a run left them); it is run by its absolute path
+    # (the checkout's that recorded it) through env; the link script runs
+    # ar, ld, nm, objcopy, gcc and as by the names PATH finds, and ar loads
+    # every plugin of /usr/lib/bfd-plugins
+    "gnuld": RealRun(host=("/usr/bin/env", "/usr/bin/ar", "/usr/bin/as", "/usr/bin/gcc",
+                           "/usr/bin/ld", "/usr/bin/nm", "/usr/bin/objcopy",
+                           "/usr/lib/bfd-plugins/LLVMgold-14.so",
+                           "/usr/lib/bfd-plugins/liblto_plugin.so")),
     # Andrew in the background while plot.py starts three times (mixed.sh
     # sets LC_ALL and MPLCONFIGDIR itself, and runs /usr/bin/python3, a
     # symlink the trace has no event for); numpy needs -cpu max (pystart's)
@@ -397,12 +445,15 @@ def needed_by(path: str) -> List[str]:
 
 
 def host_files(files: Sequence[Any], abs_root: Path, command: str = "",
-               also: Sequence[str] = ()) -> Dict[str, Any]:
+               also: Sequence[str] = (), inside: Sequence[str] = ()) -> Dict[str, Any]:
     """Every file of the trace's table (files) outside its root: the host's own
     at _abs/PATH, plus what running them needs (/bin/sh, each library's
     symlink, and the command's own absolute words: pystart's /usr/bin/python3
-    is a symlink the trace has no event for, it names python3.11), and the
-    recipe's own (also: RealRun.host).  Returns what differs from the trace."""
+    is a symlink the trace has no event for, it names python3.11), the
+    recipe's own (also: RealRun.host), and the libraries of the programs
+    the trace runs from its own tree (inside: gnuld's objtool needs
+    libelf.so.1, a symlink; the trace names the library it resolves to).
+    Returns what differs from the trace."""
     outside = [f for f in files
                if f.path.startswith(b"/") and not f.new and not f.is_dir]
     differ = {}
@@ -413,6 +464,8 @@ def host_files(files: Sequence[Any], abs_root: Path, command: str = "",
         place(p, abs_root)
         if os.path.getsize(p) != f.size:
             differ[p] = {"trace": f.size, "host": os.path.getsize(p)}
+        extra.update(needed_by(p))
+    for p in inside:
         extra.update(needed_by(p))
     for p in sorted(extra):
         place(p, abs_root)
@@ -457,8 +510,11 @@ def real_image(w: Workload) -> Tuple[Path, int, Dict[str, Any]]:
     build.sh([build.REPLAY, "build-tree", w.trace, t], stdout=subprocess.DEVNULL)
     tree(t, w.trace)
     abs_root = t / "_abs"
+    execs = {e.fid for e in tr["events"] if e.op == "exec"}
+    inside = [str(t / f.path.decode()) for i, f in enumerate(tr["files"])
+              if i in execs and not f.path.startswith(b"/") and (t / f.path.decode()).is_file()]
     info = host_files(tr["files"], abs_root, meta_text(w.trace, "command"),
-                      REAL_RUNS.get(recipe(w.name), RealRun()).host)
+                      REAL_RUNS.get(recipe(w.name), RealRun()).host, inside)
     # mount points of the guest: the recorded root (a bind mount of t), /dev
     for d in (meta_text(w.trace, "root").lstrip("/"), "dev", "proc", "tmp"):
         (abs_root / d).mkdir(parents=True, exist_ok=True)

@@ -204,8 +204,9 @@ class FaultsTest(unittest.TestCase):
                                        "pystart-3.trace.gz"])
         data = (TOP / "eval" / "workloads" / "pystart" / "pystart-3.faults.gz").read_bytes()
         self.assertEqual(got["pystart-3.trace.gz"], hashlib.sha256(data).hexdigest()[:12])
-        # gnuld has none: its mapped files are replayed whole
-        self.assertEqual(runner.faults_digests(runner.Experiment("x", "gnuld", "hdd", [])), {})
+        # gitwork-2 has none: its mapped files are replayed whole
+        self.assertEqual(runner.faults_digests(runner.Experiment("x", "gitwork-2", "hdd", [])),
+                         {})
 
     def test_a_replay_that_maps_nothing_gets_no_faults(self) -> None:
         # premise: the trace has a faults file, and the experiment maps nothing

@@ -113,8 +113,8 @@ class TestRealImage(unittest.TestCase):
                           "src/gone.c: missing (the trace's is 1 bytes)"])
 
     def test_no_recipe_is_a_clear_error(self) -> None:
-        w = realcheck.workload("gnuld")
-        with self.assertRaisesRegex(SystemExit, "no recipe for gnuld's real tree"):
+        w = realcheck.workload("gitwork-2")
+        with self.assertRaisesRegex(SystemExit, "no recipe for gitwork-2's real tree"):
             realcheck.real_image(w)
 
 
@@ -125,8 +125,9 @@ class TestRecipes(unittest.TestCase):
         self.assertEqual(realcheck.recipe("pbuild-j2-4"), "pbuild-j2")
         self.assertEqual(realcheck.recipe("pbuild-j4-3"), "pbuild-j4")
         self.assertEqual(realcheck.recipe("andrew"), "andrew")
-        with self.assertRaisesRegex(SystemExit, "no recipe for gnuld"):
-            realcheck.recipe("gnuld")
+        self.assertEqual(realcheck.recipe("gnuld"), "gnuld")
+        with self.assertRaisesRegex(SystemExit, "no recipe for gitwork-2"):
+            realcheck.recipe("gitwork-2")
 
     def test_pystart_is_the_recording_its_experiment_measures(self) -> None:
         self.assertEqual(realcheck.measured_workload("pystart", "pystart-hdd2001").name,
@@ -220,6 +221,29 @@ class TestRecipes(unittest.TestCase):
         self.assertNotIn("/usr/bin/python3", files)
         for p in ("andrew/andrew.sh", "plot.py", "mixed.sh", "andrew/src/zlib.h"):
             self.assertIn(p, files)
+
+    def test_gnuld_runs_link_sh_as_recorded(self) -> None:
+        """gnuld's command is the recording checkout's link.sh by its
+        absolute path (a host file, placed); it is run through env (its #!)
+        and runs the toolchain by the names PATH finds, none of which the
+        trace has; the tools it execs by their own names it has."""
+        w = realcheck.measured_workload("gnuld", "gnuld-hdd2001")
+        root = realcheck.meta_text(w.trace, "root")
+        command = realcheck.meta_text(w.trace, "command")
+        self.assertEqual(command.split()[1:], ["direct", root])
+        self.assertTrue(command.split()[0].endswith("/eval/workloads/gnuld/link.sh"))
+        self.assertEqual(realcheck.real_command(w.name, command, root),
+                         f"chroot $NEW {command}")
+        t = realcheck.tracefmt.load_trace(w.trace)
+        files = {f.path.decode() for f in t["files"]}
+        execs = {t["files"][e.fid].path.decode() for e in t["events"] if e.op == "exec"}
+        for p in ("/usr/bin/x86_64-linux-gnu-ar", "/usr/bin/x86_64-linux-gnu-ld.bfd",
+                  "tools/objtool/objtool", "scripts/kallsyms"):
+            self.assertIn(p, execs)
+        host = realcheck.REAL_RUNS["gnuld"].host
+        self.assertIn("/usr/bin/env", host)
+        for p in host:
+            self.assertNotIn(p, files)
 
     def test_the_image_is_the_recipe_s(self) -> None:
         """The cached image's name changes with the recipe's host files: a
@@ -378,9 +402,9 @@ class TestFaults(unittest.TestCase):
         py = TOP / "eval" / "workloads" / "pystart" / "pystart-3.trace.gz"
         self.assertEqual(runner.faults_path(py), py.with_name("pystart-3.faults.gz"))
         self.assertEqual(runner.faults_path(Path("/x/a.trace")), Path("/x/a.faults.gz"))
-        gnuld = TOP / "eval" / "workloads" / "gnuld" / "gnuld.trace.gz"
-        self.assertIsNone(runner.faults_of(gnuld))
-        self.assertEqual(runner.faults_adds(gnuld, "/ppf/trace.gz"), [])
+        git = TOP / "eval" / "workloads" / "gitwork" / "gitwork-2.trace.gz"
+        self.assertIsNone(runner.faults_of(git))
+        self.assertEqual(runner.faults_adds(git, "/ppf/trace.gz"), [])
         self.assertIsNotNone(runner.faults_of(py))
         self.assertEqual(runner.faults_adds(py, "/ppf/trace.gz"),
                          [f"{runner.faults_path(py)}:/ppf/trace.faults.gz"])

@@ -3,6 +3,9 @@
 #
 #   eval/workloads/gnuld/record.sh            # install, unpack, build objects, record
 #   eval/workloads/gnuld/record.sh --build-only
+#   eval/workloads/gnuld/record.sh --prepare-only   # build, check the links and
+#                                      # write the link script, then stop before
+#                                      # recording (the tree realcheck runs)
 #   GNULD_MODE=make eval/workloads/gnuld/record.sh   # record through make vmlinux
 #                                      # instead (to gnuld-make.trace.gz)
 #
@@ -24,8 +27,9 @@ SRC_TARBALL=/usr/src/linux-source-6.12.tar.xz
 KDIR="$W/linux-source-6.12"
 TRACE_OUT="$HERE/gnuld.trace.gz"
 JOBS="${JOBS:-2}"
-BUILD_ONLY=0
+BUILD_ONLY=0 PREPARE_ONLY=0
 [[ "${1:-}" == "--build-only" ]] && BUILD_ONLY=1
+[[ "${1:-}" == "--prepare-only" ]] && PREPARE_ONLY=1
 
 # Fixed build identity, so that the link is reproducible and the recipe is
 # identical between runs (used by both the build and link.sh; LC_ALL=C
@@ -116,6 +120,8 @@ sh .ppf-gnuld-link-cmds.sh >"$W/link-direct-check.log" 2>&1 || {
     die "the direct link script does not reproduce make's vmlinux"
 log "direct script reproduces make's vmlinux, vmlinux.o, System.map bit for bit"
 "$HERE/link.sh" reset "$KDIR"
+
+((PREPARE_ONLY)) && { log "--prepare-only: done"; exit 0; }
 
 # --- 6. record ----------------------------------------------------------------
 # GNULD_MODE=direct (default): the link commands only (the committed trace).
