@@ -147,6 +147,8 @@ def font_cache(t: Path, trace: Path, who: str) -> None:
 
 
 PBUILD = TOP / "eval" / "workloads" / "pbuild"
+# what a recipe's tree that is not its trace's most likely has
+CRATE_OR_MAKEFILE = "another crate or Makefile than the recording's?"
 
 
 def tree_differs(t: Path, files: Sequence[Any], what: Callable[[bytes], bool]) -> List[str]:
@@ -163,6 +165,25 @@ def tree_differs(t: Path, files: Sequence[Any], what: Callable[[bytes], bool]) -
         elif p.stat().st_size != f.size:
             out.append(f"{f.path.decode()}: {p.stat().st_size} bytes, the trace's {f.size}")
     return out
+
+
+def require_tree(t: Path, trace: Path, who: str, what: Callable[[bytes], bool],
+                 why: str = "", most: Optional[int] = None) -> None:
+    """Exit if a recipe's tree t is not the trace's: each file what() selects
+    that is missing or of another size (tree_differs()), at most `most` of
+    them named; why: the likely cause, said with them."""
+    differ = tree_differs(t, tracefmt.load_trace(trace)["files"], what)
+    if differ:
+        cause = f" ({why})" if why else ""
+        raise SystemExit(f"realcheck: {who}'s tree is not {trace.name}'s{cause}: " +
+                         "; ".join(differ[:most]))
+
+
+def copy_as_recorded(src: Path, dst: Path, like: Path) -> None:
+    """A recipe's script copied as record.sh copies it, with like's mtime."""
+    shutil.copy(src, dst)
+    st = like.stat()
+    os.utime(dst, (st.st_atime, st.st_mtime))
 
 
 def pbuild_tree(t: Path, trace: Path) -> None:
@@ -186,13 +207,9 @@ def pbuild_tree(t: Path, trace: Path) -> None:
         os.utime(src / "Makefile", (st.st_atime, st.st_mtime))
         shutil.rmtree(t / "src")
         shutil.move(str(src), t / "src")
-    shutil.copy(PBUILD / "pbuild.sh", t / "pbuild.sh")  # as record.sh: cp
-    os.utime(t / "pbuild.sh", (st.st_atime, st.st_mtime))
-    differ = tree_differs(t, tracefmt.load_trace(trace)["files"],
-                          lambda p: p.startswith(b"src/") or p == b"pbuild.sh")
-    if differ:
-        raise SystemExit(f"realcheck: pbuild's tree is not {trace.name}'s (another crate "
-                         f"or Makefile than the recording's?): " + "; ".join(differ))
+    copy_as_recorded(PBUILD / "pbuild.sh", t / "pbuild.sh", t / "src" / "config.h")
+    require_tree(t, trace, "pbuild", lambda p: p.startswith(b"src/") or p == b"pbuild.sh",
+                 CRATE_OR_MAKEFILE)
 
 
 ANDREW = TOP / "eval" / "workloads" / "andrew"
@@ -218,13 +235,6 @@ def andrew_src(dst: Path, work: Path) -> None:
         shutil.move(str(src), dst)
 
 
-def copy_as_recorded(src: Path, dst: Path, like: Path) -> None:
-    """A recipe's script copied as record.sh copies it, with like's mtime."""
-    shutil.copy(src, dst)
-    st = like.stat()
-    os.utime(dst, (st.st_atime, st.st_mtime))
-
-
 def andrew_tree(t: Path, trace: Path) -> None:
     """andrew: the recorded root as record.sh makes it: src/ (andrew_src())
     and andrew.sh.  andrew.sh makes tree/ and tmp/ itself.  Every file of
@@ -232,11 +242,8 @@ def andrew_tree(t: Path, trace: Path) -> None:
     records."""
     andrew_src(t / "src", t.parent)
     copy_as_recorded(ANDREW / "andrew.sh", t / "andrew.sh", t / "src" / "zlib.h")
-    differ = tree_differs(t, tracefmt.load_trace(trace)["files"],
-                          lambda p: p.startswith(b"src/") or p == b"andrew.sh")
-    if differ:
-        raise SystemExit(f"realcheck: andrew's tree is not {trace.name}'s (another crate "
-                         f"or Makefile than the recording's?): " + "; ".join(differ))
+    require_tree(t, trace, "andrew", lambda p: p.startswith(b"src/") or p == b"andrew.sh",
+                 CRATE_OR_MAKEFILE)
 
 
 MIXED = TOP / "eval" / "workloads" / "mixed"
@@ -255,11 +262,8 @@ def mixed_tree(t: Path, trace: Path) -> None:
     copy_as_recorded(PYSTART / "plot.py", t / "plot.py", like)
     copy_as_recorded(MIXED / "mixed.sh", t / "mixed.sh", like)
     font_cache(t, trace, "mixed")
-    differ = tree_differs(t, tracefmt.load_trace(trace)["files"],
-                          lambda p: p.startswith(b"andrew/src/") or
-                          p in (b"andrew/andrew.sh", b"plot.py", b"mixed.sh"))
-    if differ:
-        raise SystemExit(f"realcheck: mixed's tree is not {trace.name}'s: " + "; ".join(differ))
+    require_tree(t, trace, "mixed", lambda p: p.startswith(b"andrew/src/") or
+                 p in (b"andrew/andrew.sh", b"plot.py", b"mixed.sh"))
 
 
 GNULD = TOP / "eval" / "workloads" / "gnuld"
@@ -288,17 +292,15 @@ def gnuld_tree(t: Path, trace: Path) -> None:
             dst = t / f.path.decode()
             dst.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(src, dst)
-    # The link script exports the environment of the machine that wrote it
-    # (gen-link-cmds.py): its size is that machine's, its commands the same
-    # (record.sh checks that it links make's vmlinux bit for bit).
     # link.sh's reset after each untraced run reads its list of the link's
     # outputs (made by record.sh's first reset, before the recording: the
     # trace, which has no reset, does not name it)
     shutil.copy2(kdir / ".ppf-gnuld-reset.list", t / ".ppf-gnuld-reset.list")
-    differ = tree_differs(t, files, lambda p: p not in GNULD_OWN_ENV)
-    if differ:
-        raise SystemExit(f"realcheck: gnuld's tree is not {trace.name}'s (another compiler "
-                         f"or configuration than the recording's?): " + "; ".join(differ[:20]))
+    # The link script exports the environment of the machine that wrote it
+    # (gen-link-cmds.py): its size is that machine's, its commands the same
+    # (record.sh checks that it links make's vmlinux bit for bit).
+    require_tree(t, trace, "gnuld", lambda p: p not in GNULD_OWN_ENV,
+                 "another compiler or configuration than the recording's?", most=20)
 
 
 # recipe -> what puts its real tree over build-tree's (below the root), given

@@ -112,6 +112,26 @@ class TestRealImage(unittest.TestCase):
                          ["src/b.h: 4 bytes, the trace's 5",
                           "src/gone.c: missing (the trace's is 1 bytes)"])
 
+    def test_require_tree_names_what_differs_and_why(self) -> None:
+        """A recipe's tree that is not its trace's is refused, with the files
+        that differ (at most `most` of them) and the likely cause; one that
+        is passes."""
+        trace = realcheck.workload("andrew").trace
+        want = {f.path.decode(): f.size for f in realcheck.tracefmt.load_trace(trace)["files"]
+                if f.path.startswith(b"src/") and not f.new and not f.is_dir}
+        self.assertGreater(len(want), 2)  # premise: more files than named below
+        with self.assertRaises(SystemExit) as e:
+            realcheck.require_tree(self.tmp, trace, "andrew",
+                                   lambda p: p.startswith(b"src/"), "a cause", most=2)
+        msg = str(e.exception)
+        self.assertTrue(msg.startswith("realcheck: andrew's tree is not andrew.trace.gz's "
+                                       "(a cause): "), msg)
+        self.assertEqual(msg.count("missing"), 2)
+        for path, size in want.items():
+            (self.tmp / path).parent.mkdir(parents=True, exist_ok=True)
+            (self.tmp / path).write_bytes(b"x" * size)
+        realcheck.require_tree(self.tmp, trace, "andrew", lambda p: p.startswith(b"src/"))
+
     def test_no_recipe_is_a_clear_error(self) -> None:
         w = realcheck.workload("gitwork-2")
         with self.assertRaisesRegex(SystemExit, "no recipe for gitwork-2's real tree"):
