@@ -12,7 +12,7 @@
 # left disabled: model none).  The image holds the real tree at
 # t/ and the host's binaries at t/_abs/; the command runs chrooted in t/_abs
 # with t bind-mounted at ROOT, so it sees the paths it was recorded with.
-# Runs: real cold (sync, drop caches), real hot (right after), real cold
+# Runs: real cold (sync, drop caches), real hot (right after, synced), real cold
 # again under tracing, then build-tree and the replay, cold, hot, and cold
 # again under tracing.  For each run NAME, $OUT/NAME.txt holds the guest clock
 # (ns), this shell's children's CPU ticks and the device's /sys/block stat
@@ -113,6 +113,7 @@ before
 timed real-cold real
 real_done real-cold
 before
+sync  # as ppf-replay does before a hot run: the cold run's writeback not timed here
 timed real-hot real
 real_done real-hot
 # again cold, traced: which pages of which file the real program brings in

@@ -14,7 +14,10 @@ column gives the guest's speed, and "at faults" where the workload's mapped
 files were replayed at the pages the real program faulted (its faults
 files) rather than whole, and "probes in think" where the replay's
 page-cache probes took the place of think time instead of adding to the
-run's (ppf-replay --probes=think; an experiment's "probes").
+run's (ppf-replay --probes=think; an experiment's "probes").  A hot time
+marked "*" is from a hot run that began while the cold run before it was
+still writing back (before ppf-replay synced first): for a workload that
+writes much, that made the hot run slower and the gap smaller.
 docs/results.md holds it between
 the markers BEGIN and END below, so that the page's table is generated, not
 written by hand (tests/vm/test_matrix.py checks that it is current).
@@ -95,7 +98,7 @@ def table(rows: List[Dict[str, Any]]) -> str:
             shift = c["none"].get("icount_shift", 2)
             out.append("| " + " | ".join(
                 [w, p, f"{c['none']['elapsed_s']:.3f}",
-                 f"{c['hot']['elapsed_s']:.3f}" if "hot" in c else "-"]
+                 hot_cell(c["hot"]) if "hot" in c else "-"]
                 + [share_cell(c, k, e) for k, _ in SHARES]
                 + [pct(e.get("of_oracle_pct")),
                    f"{2 ** shift} ns/instr"
@@ -103,6 +106,11 @@ def table(rows: List[Dict[str, Any]]) -> str:
                    + (", probes in think" if c["none"].get("probes") == "think" else "")])
                 + " |")
     return "\n".join(out)
+
+
+def hot_cell(hot: Dict[str, Any]) -> str:
+    """The hot time, "*" when its run did not start with nothing dirty."""
+    return f"{hot['elapsed_s']:.3f}" + ("" if hot.get("synced") else "*")
 
 
 def load_rows(summary: Path = SUMMARY) -> List[Dict[str, Any]]:

@@ -80,6 +80,9 @@ def summarize_config(d: Path, cache: str,
     s = {
         "runs": len(runs),
         "probes": runs[0].get("probes", "timed"),
+        # started with nothing dirty (ppf-replay syncs first; before it did,
+        # a hot run waited on the writeback the cold run before it left)
+        "synced": all(r.get("options", {}).get("synced", False) for r in runs),
         "elapsed_s": _mean([r["elapsed_ns"] / 1e9 for r in runs]),
         "think_s": _mean([r["think_ns"] / 1e9 for r in runs]),
         "io_latency_s": _mean([r["io_latency_ns"] / 1e9 for r in runs]),
@@ -370,7 +373,7 @@ def det_table(s: Dict[str, Any]) -> str:
 SUMMARY = SUMMARIES / "summary.json"
 SUMMARY_KEYS = ("elapsed_s", "io_latency_s", "read_mean_us", "read_p99_us",
                 "gap_elapsed_pct", "gap_io_pct", "of_oracle_pct", "runs", "carried",
-                "measured_by", "module")
+                "measured_by", "module", "synced")
 
 
 def summary_rows(summaries: Path = SUMMARIES) -> List[Dict[str, Any]]:

@@ -438,6 +438,34 @@ def test_drop_mark(tmp_path):
     assert not (tmp_path / "bad.json").exists()
 
 
+def meminfo_kb(key):
+    for line in open("/proc/meminfo"):
+        if line.startswith(key + ":"):
+            return int(line.split()[1])
+    raise AssertionError("no %s in /proc/meminfo" % key)
+
+
+def test_a_hot_run_starts_with_nothing_dirty(tmp_path):
+    """Every run syncs before its timed part (hot runs too): an earlier run's
+    writeback is not timed in the next.  --no-sync leaves it; --cold syncs
+    anyway, so the two are refused together."""
+    if fs_type(tmp_path) in ("tmpfs", "ramfs"):
+        pytest.skip("%s is on tmpfs: its pages are never dirty for writeback" % tmp_path)
+    t = gap_trace(tmp_path)
+    before = meminfo_kb("Dirty")
+    with open(tmp_path / "left-dirty", "wb") as f:
+        f.write(b"x" * (64 << 20))
+    dirty = meminfo_kb("Dirty")
+    assert dirty - before >= 32 << 10, "premise: 64 MiB written left at least 32 MiB dirty"
+    d = run_json(t, tmp_path / "tree", tmp_path, "--spin-rate=1000")
+    assert d["options"]["synced"] is True
+    assert meminfo_kb("Dirty") < dirty - (32 << 10), "the run did not write back what was dirty"
+    d = run_json(t, tmp_path / "tree", tmp_path, "--spin-rate=1000", "--no-sync")
+    assert d["options"]["synced"] is False
+    res = replay("run", "--quiet", "--cold", "--no-sync", t, tmp_path / "tree", check=False)
+    assert res.returncode == 2 and "not with --no-sync" in res.stderr
+
+
 def test_redirected_fd_version3_is_a_dup(tmp_path):
     """The same shell redirection recorded by a version 3 recorder: the dup2 is
     an event, replayed as a real dup; nothing is opened on demand."""

@@ -320,9 +320,10 @@ int replay_report_json(struct replay_state *r, const char *path)
 	fprintf(f, "},\n  \"dir\": ");
 	json_str(f, r->dir);
 	fprintf(f, ",\n  \"options\": {\"think\": \"%s\", \"exec\": \"%s\", \"mmap\": \"%s\", "
-		   "\"cold\": %s, \"classify\": \"%s\", \"mlocked\": %s},\n",
+		   "\"cold\": %s, \"synced\": %s, \"classify\": \"%s\", \"mlocked\": %s},\n",
 		replay_think_names[r->think_mode], replay_exec_names[r->exec_mode],
 		replay_mmap_names[r->mmap_mode], r->cold ? "true" : "false",
+		r->no_sync ? "false" : "true",
 		!r->classify ? "off" : r->have_cachestat ? "cachestat+mincore" : "mincore",
 		r->mlocked ? "true" : "false");
 	if (r->faults_path) {

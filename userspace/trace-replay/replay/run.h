@@ -121,7 +121,7 @@ struct replay_state {
 	uint64_t *dep_head;	/* per event: first event whose dep it is (chain: dep_next) */
 	uint64_t think_recorded;
 	/* options: enum replay_think, replay_exec, replay_mmap and flags */
-	int think_mode, exec_mode, mmap_mode, probes_mode, classify, cold, mlocked, have_cachestat;
+	int think_mode, exec_mode, mmap_mode, probes_mode, classify, cold, no_sync, mlocked, have_cachestat;
 	/* spin calibration */
 	uint64_t cal_iters, cal_ns, cal_min_ns, cal_max_ns;
 	double iters_per_ns;
