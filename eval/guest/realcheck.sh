@@ -126,13 +126,18 @@ inodes real-cold-traced  # after: with the files the run created
 
 # the replay on the same file system, cold (ppf-replay drops the caches
 # itself, after the first sample: its sync and drop are in both deltas) then hot
+# (it syncs first, untimed)
 umount $NEW/proc $NEW/dev $NEW$ROOT
 FA=${FAULTS:+--faults $FAULTS}  # mapped files touched as the real program faulted them
 $R build-tree $TRACE $DIR/t > /dev/null || { say "build-tree failed"; exit 1; }
 sync; echo 3 > /proc/sys/vm/drop_caches
 timed replay-cold $R run --quiet --spin-rate=$SPIN_RATE $FA --json $OUT/replay-cold.json --cold $TRACE $DIR/t
+# as run-experiment.sh before every replay: the cold replay's outputs removed
+# (the real run's own reset removed its), so the hot one creates them anew
+$R build-tree $TRACE $DIR/t > /dev/null || { say "build-tree failed"; exit 1; }
 timed replay-hot $R run --quiet --spin-rate=$SPIN_RATE $FA --json $OUT/replay-hot.json $TRACE $DIR/t
 # again cold, traced (ppf-replay drops the caches: tracing starts before)
+$R build-tree $TRACE $DIR/t > /dev/null || { say "build-tree failed"; exit 1; }
 sync; echo 3 > /proc/sys/vm/drop_caches
 trace_on && timed replay-cold-traced $R run --quiet --spin-rate=$SPIN_RATE $FA --json $OUT/replay-cold-traced.json --cold $TRACE $DIR/t
 trace_off replay-cold-traced
