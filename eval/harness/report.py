@@ -97,6 +97,11 @@ def summarize_config(d: Path, cache: str,
         "mmap_misses": _mean([r["mmap"]["misses"] + r["mmap"]["partial"] for r in runs]),
         "unexpected_errors": sum(r["errors"]["unexpected"] for r in runs),
         "elapsed_runs_s": [r["elapsed_ns"] / 1e9 for r in runs],
+        # what the calls of each kind waited in all, s (mapped pages touched
+        # count with their mmap call, the pages of an exec with the exec)
+        "op_wait_s": {op: _mean([r["ops"][op]["latency"]["sum_ns"] / 1e9 for r in runs])
+                      for op in runs[0].get("ops", {})
+                      if all("latency" in r.get("ops", {}).get(op, {}) for r in runs)},
     }
     meta = d / "meta.json"
     if meta.exists():
@@ -360,6 +365,23 @@ def guest_table(s: Dict[str, Any]) -> str:
     return "\n".join(out)
 
 
+def wait_table(s: Dict[str, Any]) -> str:
+    """What the calls of each kind waited, s, per configuration (the mean of
+    the measured runs): where a configuration's time went or came from,
+    beyond the reads (a prefetcher that speeds the reads but delays the
+    writes' flush at close, or the faults of mapped files, shows here)."""
+    rows = [r for r in s["rows"] if r.get("op_wait_s")]
+    if not rows:
+        return "(no per-call figures: measured before report kept them)"
+    ops = [op for op in rows[0]["op_wait_s"] if any(r["op_wait_s"].get(op, 0) >= 0.0005
+                                                    for r in rows)]
+    out = ["| config | " + " | ".join(ops) + " |", "|" + "---|" * (len(ops) + 1)]
+    for r in rows:
+        out.append("| " + " | ".join([r["label"]] + [cell(r["op_wait_s"].get(op), "{:.3f}")
+                                                     for op in ops]) + " |")
+    return "\n".join(out)
+
+
 def det_table(s: Dict[str, Any]) -> str:
     if not s["determinism"]:
         return "(no configuration booted twice)"
@@ -490,6 +512,9 @@ def report(name: str, figures: bool = True, commit: bool = False) -> Dict[str, A
     if nz is not None and not nz["meaningful"]:
         print(f"NOT MEANINGFUL: the cold-to-hot gap ({nz['gap_s']:.3f} s) is within twice "
               f"the runs' own spread ({nz['spread_s']:.3f} s): no share of it says anything")
+    print("\nwhat the calls waited, s, by kind (the mean of the measured runs; a mapping's "
+          "touched pages count with its mmap, an exec's with the exec):\n")
+    print(wait_table(s))
     print("\nthe worker in the measured runs (CPU time at the guest's fixed instruction "
           "rate, so instructions per open are CPU time / 2^icount_shift ns):\n")
     print(worker_table(s))

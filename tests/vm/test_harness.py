@@ -269,6 +269,11 @@ class SummaryTest(unittest.TestCase):
         self.assertIsNone(epcm["gap_io_pct"])
         self.assertIn("| none | 5,420,576,756 | 5,420,576,756 | 0.0000% |",
                       report.det_table(s))
+        # what each kind of call waited: the runs' own sums, the opens' here
+        self.assertAlmostEqual(none["op_wait_s"]["open"], 0.270605384)
+        waits = report.wait_table(s).splitlines()
+        self.assertTrue(waits[0].startswith("| config | open | exec | read |"), waits[0])
+        self.assertTrue(waits[2].startswith("| none | 0.271 | 0.235 |"), waits[2])
 
     def test_summary_rows(self) -> None:
         """summary.json: one row per configuration of every experiment, with the

@@ -27,7 +27,7 @@ class MatrixTest(unittest.TestCase):
     def test_a_cell(self) -> None:
         rows: List[Dict[str, Any]] = [
             row("glimpse-hdd2001", "none", 65.7, 0.0),
-            row("glimpse-hdd2001", "hot", 3.5, 100.0),
+            row("glimpse-hdd2001", "hot", 3.5, 100.0, synced=True),
             row("glimpse-hdd2001", "oracle", 15.5, 80.8),
             row("glimpse-hdd2001", "epcm-64-51", 33.2, 52.3, of_oracle_pct=64.7),
             row("glimpse-lowmem-hdd2001", "none", 1.0, 0.0),   # not a cell
@@ -36,6 +36,14 @@ class MatrixTest(unittest.TestCase):
         self.assertEqual(len(lines), 3)
         self.assertEqual(lines[2], "| glimpse | hdd-2001 | 65.700 | 3.500 | - | 80.8 % | - | "
                                    "- | - | 52.3 % | 64.7 % | 1 ns/instr |")
+
+    def test_a_hot_run_that_did_not_start_synced_is_marked(self) -> None:
+        rows: List[Dict[str, Any]] = [
+            row("gnuld-hdd2001", "none", 83.0, 0.0),
+            row("gnuld-hdd2001", "hot", 34.5, 100.0)]
+        self.assertEqual(matrix.table(rows).splitlines()[2].split(" | ")[3], "34.500*")
+        rows[1]["synced"] = True
+        self.assertEqual(matrix.table(rows).splitlines()[2].split(" | ")[3], "34.500")
 
     def test_a_cell_replayed_at_faults_says_so(self) -> None:
         rows: List[Dict[str, Any]] = [
