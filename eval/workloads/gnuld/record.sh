@@ -39,8 +39,11 @@ export KBUILD_BUILD_TIMESTAMP="Thu Jan  1 00:00:00 UTC 2026"
 export KBUILD_BUILD_VERSION=1
 
 # --- 1. packages ------------------------------------------------------------
+# dwarves (pahole): its version is part of the configuration
+# (CONFIG_PAHOLE_VERSION in auto.conf and autoconf.h), so a tree prepared
+# without it is not the recording's (realcheck refuses it)
 PKGS=(linux-source-6.12 build-essential bc bison flex libelf-dev libssl-dev
-      strace xz-utils cpio kmod python3 gzip)
+      strace xz-utils cpio kmod python3 gzip dwarves)
 ppf_ensure_packages "${PKGS[@]}"
 [[ -f "$SRC_TARBALL" ]] || die "$SRC_TARBALL not found (linux-source-6.12 not installed?)"
 
@@ -66,7 +69,8 @@ configure() {
 }
 STAMP="$W/.built-config.sha256"
 want_cfg=$( (cat arch/x86/configs/x86_64_defconfig; echo "MODULES=n";
-             gcc --version | head -1; ld --version | head -1) | sha256sum | cut -d' ' -f1)
+             gcc --version | head -1; ld --version | head -1
+             pahole --version 2>/dev/null) | sha256sum | cut -d' ' -f1)
 # (vmlinux itself is no marker: link.sh deletes it; objects are never deleted)
 if [[ -f "$STAMP" && "$(cat "$STAMP")" == "$want_cfg" && -f .config && -f init/main.o && -f kernel/fork.o ]]; then
     log "objects already built with this configuration (stamp $STAMP): skipping build"
