@@ -20,6 +20,7 @@ struct ppf_config ppf_config = {
 	.default_prefetch_kb = 128,
 	.max_inflight_kb = 16384,
 	.io_class = PPF_IO_CLASS_AUTO,
+	.meta_io_class = IOPRIO_CLASS_BE,
 	.memory_kb = 16384,
 	.max_files = 65536,
 	.filesystems = "",

@@ -25,8 +25,9 @@
  * ->fh_to_parent() and looks the name up in it with lookup_one_unlocked(),
  * as the task whose open led to the prediction (its MAY_EXEC on the
  * directory is checked), before it starts the file's data.  The file system
- * reads the blocks the open will need, at the worker's I/O class, and
- * leaves a dentry the task's path walk finds in the dcache.
+ * reads the blocks the open will need, at the metadata I/O class (best
+ * effort: DOC: I/O class), and leaves a dentry the task's path walk finds
+ * in the dcache.
  *
  * The worker waits for that read, so a file's metadata reaches the disk
  * before its data, in the order the task needs them.  Handing the lookups
@@ -212,8 +213,8 @@ void ppf_file_learn_meta(struct ppf_file *f, const struct ppf_event *ev)
  * @seq: the current event number
  *
  * Asynchronous readahead of the blocks through the block device's page
- * cache, where the file system's buffer cache finds them, at the worker's
- * I/O class; cached blocks are skipped by the readahead itself.  The
+ * cache, where the file system's buffer cache finds them, at the metadata
+ * I/O class (ppf_io_class_meta()); cached blocks are skipped by the readahead itself.  The
  * caller holds ppf_worker_mutex.
  */
 void ppf_prefetch_meta(struct ppf_file *f, u64 seq)
@@ -232,7 +233,7 @@ void ppf_prefetch_meta(struct ppf_file *f, u64 seq)
 	mapping = ppf_bdev_mapping(sb->s_bdev);
 	if (!mapping)
 		goto out;
-	ppf_io_class_for(sb);
+	ppf_io_class_meta(sb);
 	end = DIV_ROUND_UP(i_size_read(mapping->host), PAGE_SIZE);
 	for (i = 0; i < f->nr_meta; i++) {
 		pgoff_t index = f->meta[i] >> (PAGE_SHIFT - SECTOR_SHIFT);
@@ -243,6 +244,7 @@ void ppf_prefetch_meta(struct ppf_file *f, u64 seq)
 		page_cache_ra_unbounded(&ractl, 1, 0);
 		ppf_stat_inc(meta_readahead);
 	}
+	ppf_io_class_for(sb);
 out:
 	ppf_sb_unpin(sb);
 	ppf_dir_cover(f, seq);
@@ -256,7 +258,8 @@ out:
  * @seq: the current event number
  *
  * Reads, and waits for, the directory blocks the file's open will read, at
- * the worker's I/O class, and leaves the dentry cached.  The caller holds
+ * the metadata I/O class (ppf_io_class_meta()), and leaves the dentry
+ * cached.  The caller holds
  * ppf_worker_mutex.
  */
 void ppf_prefetch_dentry(struct super_block *sb, struct ppf_file *f,
@@ -272,13 +275,14 @@ void ppf_prefetch_dentry(struct super_block *sb, struct ppf_file *f,
 	lockdep_assert_held(&ppf_worker_mutex);
 	if (!eop->fh_to_parent)
 		return;
+	ppf_io_class_meta(sb);
 	dir = eop->fh_to_parent(sb, (struct fid *)f->fh, f->fh_len, f->fh_type);
 	if (IS_ERR_OR_NULL(dir))
-		return;
+		goto out;
 	/* A stale handle may name another inode now: lookup needs ->lookup. */
 	if (!d_can_lookup(dir)) {
 		dput(dir);
-		return;
+		goto out;
 	}
 	old = override_creds(cred);
 	child = lookup_one_unlocked(PPF_NOP_IDMAP, f->name->name, dir,
@@ -296,4 +300,6 @@ void ppf_prefetch_dentry(struct super_block *sb, struct ppf_file *f,
 	ppf_stat_add(worker_lookup_ns, waited);
 	trace_ppf_lookup(ppf_sb_dev(f->sb), f->ino, f->name->name, found,
 			 waited);
+out:
+	ppf_io_class_for(sb);
 }

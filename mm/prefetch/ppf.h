@@ -121,6 +121,8 @@
  * @max_inflight_kb: most prefetched data not yet read from the device
  * @io_class: I/O priority class of the worker's reads (IOPRIO_CLASS_IDLE,
  *	IOPRIO_CLASS_BE, or PPF_IO_CLASS_AUTO: per device), see io_class.c
+ * @meta_io_class: the same for its metadata reads (PPF_IO_CLASS_AUTO: as
+ *	@io_class), see io_class.c
  * @memory_kb: memory budget of the model
  * @max_files: files remembered in the file table
  * @filesystems: file system types watched, comma separated; empty = all
@@ -151,6 +153,7 @@ struct ppf_config {
 	unsigned int default_prefetch_kb;
 	unsigned int max_inflight_kb;
 	unsigned int io_class;
+	unsigned int meta_io_class;
 	unsigned int memory_kb;
 	unsigned int max_files;
 	char filesystems[PPF_SB_TYPES_MAX];
@@ -632,6 +635,7 @@ int ppf_engine_restore(struct ppf_restore_file *files, u32 nfiles,
 #define PPF_IO_CLASS_AUTO	IOPRIO_CLASS_NONE
 int ppf_io_prio(unsigned int class);
 void ppf_io_class_for(struct super_block *sb);
+void ppf_io_class_meta(struct super_block *sb);
 
 /* inflight.c: the ledger of readahead in flight and prefetches pending */
 bool ppf_inflight_room(unsigned long nr, unsigned long limit);

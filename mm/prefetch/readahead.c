@@ -274,11 +274,12 @@ static struct dentry *ppf_session_file(struct ppf_session *ps,
 		*why = PPF_SKIP_UNMOUNTED;
 		return NULL;
 	}
-	ppf_io_class_for(h->sb);
+	ppf_io_class_meta(h->sb);	/* the inode block a task's open needs too */
 	ppf_stat_inc(decodes);
 	start = local_clock();
 	dentry = ppf_fh_decode(h->sb, f->fh, f->fh_len, f->fh_type);
 	ppf_stat_add(worker_decode_ns, local_clock() - start);
+	ppf_io_class_for(h->sb);
 	if (IS_ERR_OR_NULL(dentry)) {
 		*why = PPF_SKIP_STALE;
 		goto fail;

@@ -22,6 +22,7 @@
 
 static char ppf_model_name[PPF_NAME_MAX];
 static char ppf_io_class_name[PPF_NAME_MAX];
+static char ppf_meta_io_class_name[PPF_NAME_MAX];
 static char ppf_contexts_buf[PPF_NAME_MAX];
 static char ppf_isolation_buf[PPF_NAME_MAX];
 static unsigned int ppf_reset_value;
@@ -241,17 +242,27 @@ static const char *ppf_io_class_shown(void)
 	return ppf_io_class_names[ppf_config.io_class];
 }
 
+/* The class named @name into *@class; -EINVAL for no class's name. */
+static int ppf_io_class_parse(const char *name, unsigned int *class)
+{
+	unsigned int c;
+
+	for (c = 0; c < ARRAY_SIZE(ppf_io_class_names); c++) {
+		if (ppf_io_class_names[c] && !strcmp(name, ppf_io_class_names[c])) {
+			*class = c;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
 static int ppf_io_class_apply(const char *name)
 {
 	unsigned int class;
-	int err;
+	int err = ppf_io_class_parse(name, &class);
 
-	for (class = 0; class < ARRAY_SIZE(ppf_io_class_names); class++)
-		if (ppf_io_class_names[class] &&
-		    !strcmp(name, ppf_io_class_names[class]))
-			break;
-	if (class == ARRAY_SIZE(ppf_io_class_names))
-		return -EINVAL;
+	if (err)
+		return err;
 	err = ppf_engine_set_io_class(class);
 	if (!err)
 		ppf_config.io_class = class;
@@ -263,6 +274,30 @@ static int ppf_sysctl_io_class(PPF_CTL_TABLE_CONST struct ctl_table *table,
 {
 	return ppf_sysctl_name(table, write, buffer, lenp, ppos,
 			       ppf_io_class_shown, ppf_io_class_apply);
+}
+
+static const char *ppf_meta_io_class_shown(void)
+{
+	return ppf_io_class_names[ppf_config.meta_io_class];
+}
+
+/* Taken at the worker's next metadata read: nothing to apply now. */
+static int ppf_meta_io_class_apply(const char *name)
+{
+	unsigned int class;
+	int err = ppf_io_class_parse(name, &class);
+
+	if (!err)
+		WRITE_ONCE(ppf_config.meta_io_class, class);
+	return err;
+}
+
+static int ppf_sysctl_meta_io_class(PPF_CTL_TABLE_CONST struct ctl_table *table,
+				    int write, void *buffer, size_t *lenp,
+				    loff_t *ppos)
+{
+	return ppf_sysctl_name(table, write, buffer, lenp, ppos,
+			       ppf_meta_io_class_shown, ppf_meta_io_class_apply);
 }
 
 static const char *ppf_contexts_shown(void)
@@ -401,6 +436,13 @@ static struct ctl_table ppf_sysctl_table[] = {
 		.maxlen = sizeof(ppf_io_class_name),
 		.mode = 0644,
 		.proc_handler = ppf_sysctl_io_class,
+	},
+	{
+		.procname = "meta_io_class",
+		.data = ppf_meta_io_class_name,
+		.maxlen = sizeof(ppf_meta_io_class_name),
+		.mode = 0644,
+		.proc_handler = ppf_sysctl_meta_io_class,
 	},
 	/* At most 1 GiB. */
 	PPF_UINT("memory_kb", &ppf_config.memory_kb,
