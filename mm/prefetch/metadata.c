@@ -25,9 +25,9 @@
  * ->fh_to_parent() and looks the name up in it with lookup_one_unlocked(),
  * as the task whose open led to the prediction (its MAY_EXEC on the
  * directory is checked), before it starts the file's data.  The file system
- * reads the blocks the open will need, at the metadata I/O class (best
- * effort: DOC: I/O class), and leaves a dentry the task's path walk finds
- * in the dcache.
+ * reads the blocks the open will need, at the metadata I/O class
+ * (meta_io_class, DOC: I/O class), and leaves a dentry the task's path
+ * walk finds in the dcache.
  *
  * The worker waits for that read, so a file's metadata reaches the disk
  * before its data, in the order the task needs them.  Handing the lookups

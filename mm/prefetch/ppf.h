@@ -121,8 +121,8 @@
  * @max_inflight_kb: most prefetched data not yet read from the device
  * @io_class: I/O priority class of the worker's reads (IOPRIO_CLASS_IDLE,
  *	IOPRIO_CLASS_BE, or PPF_IO_CLASS_AUTO: per device), see io_class.c
- * @meta_io_class: the same for its metadata reads (PPF_IO_CLASS_AUTO: as
- *	@io_class), see io_class.c
+ * @meta_io_class: the same for its metadata reads (PPF_IO_CLASS_AUTO, the
+ *	default: as @io_class), see io_class.c
  * @memory_kb: memory budget of the model
  * @max_files: files remembered in the file table
  * @filesystems: file system types watched, comma separated; empty = all

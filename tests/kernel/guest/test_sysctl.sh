@@ -2,7 +2,7 @@
 . /ppf/guest/lib.sh
 
 # 17 names x 4 in the first loop, 11 in the second, 100 checks after them.
-plan 186
+plan 187
 load_ppf || bail "insmod"
 
 accept() {
@@ -128,12 +128,13 @@ check "the worker's reads are best effort, lowest level" eq "$(ionice -p "$pid")
 check "io_class: idle accepted" accept io_class idle
 check "the worker's reads are idle class again" eq "$(ionice -p "$pid")" idle
 check "io_class: auto accepted" accept io_class auto
-check "meta_io_class: best-effort by default" eq "$(cat $PPF/meta_io_class)" best-effort
+check "meta_io_class: auto by default" eq "$(cat $PPF/meta_io_class)" auto
 check "meta_io_class: unknown name refused" refuse meta_io_class realtime
 check "meta_io_class: empty refused" refuse meta_io_class ""
 check "meta_io_class: idle accepted" accept meta_io_class idle
 check "meta_io_class: auto accepted" accept meta_io_class auto
 check "meta_io_class: best-effort accepted" accept meta_io_class best-effort
+check "meta_io_class: auto accepted again" accept meta_io_class auto
 check "meta_io_class: the data's class is its own" eq "$(cat $PPF/io_class)" auto
 
 check "threshold 50 accepted" accept threshold 50
