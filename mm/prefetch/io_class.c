@@ -33,13 +33,13 @@
  * no best-effort request is queued or in flight, up to mq-deadline's
  * prio_aging_expire (10 s): the open inherits the prefetch's priority.  On
  * GNU ld's link on the paper's disk, where writeback keeps best-effort
- * requests queued, the opens waited 16.8 s in all with EPCM against 0.6 s
- * without prefetching (report's "what the calls waited" of gnuld-hdd2001).
+ * requests queued, one run's opens waited 16.8 s with EPCM, 0.6 s without
+ * (report's "what the calls waited" of gnuld-hdd2001; timing decides).
  * At best effort the metadata reads pass that writeback, but they also
  * pass the tasks' own reads: Glimpse's 2,800 directory lookups on the same
  * disk then delay its reads.  So the default, auto, keeps io_class's
  * choice, and best-effort is the setting measured against it
- * (docs/results.md, "The metadata reads' class").
+ * (docs/results.md, "What the matrix says": GNU ld's link).
  */
 #include <linux/blkdev.h>
 #include <linux/fs.h>
