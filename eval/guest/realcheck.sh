@@ -129,15 +129,18 @@ inodes real-cold-traced  # after: with the files the run created
 # (it syncs first, untimed)
 umount $NEW/proc $NEW/dev $NEW$ROOT
 FA=${FAULTS:+--faults $FAULTS}  # mapped files touched as the real program faulted them
-$R build-tree $TRACE $DIR/t > /dev/null || { say "build-tree failed"; exit 1; }
+fresh_tree() {  # the trace's starting state, what a replay before left removed
+    $R build-tree $TRACE $DIR/t > /dev/null || { say "build-tree failed"; exit 1; }
+}
+fresh_tree
 sync; echo 3 > /proc/sys/vm/drop_caches
 timed replay-cold $R run --quiet --spin-rate=$SPIN_RATE $FA --json $OUT/replay-cold.json --cold $TRACE $DIR/t
-# as run-experiment.sh before every replay: the cold replay's outputs removed
-# (the real run's own reset removed its), so the hot one creates them anew
-$R build-tree $TRACE $DIR/t > /dev/null || { say "build-tree failed"; exit 1; }
+# as run-experiment.sh before every replay: the cold replay's outputs
+# removed (the real run's own reset removed its), so the hot one makes them anew
+fresh_tree
 timed replay-hot $R run --quiet --spin-rate=$SPIN_RATE $FA --json $OUT/replay-hot.json $TRACE $DIR/t
 # again cold, traced (ppf-replay drops the caches: tracing starts before)
-$R build-tree $TRACE $DIR/t > /dev/null || { say "build-tree failed"; exit 1; }
+fresh_tree
 sync; echo 3 > /proc/sys/vm/drop_caches
 trace_on && timed replay-cold-traced $R run --quiet --spin-rate=$SPIN_RATE $FA --json $OUT/replay-cold-traced.json --cold $TRACE $DIR/t
 trace_off replay-cold-traced

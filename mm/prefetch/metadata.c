@@ -214,8 +214,8 @@ void ppf_file_learn_meta(struct ppf_file *f, const struct ppf_event *ev)
  *
  * Asynchronous readahead of the blocks through the block device's page
  * cache, where the file system's buffer cache finds them, at the metadata
- * I/O class (ppf_io_class_meta()); cached blocks are skipped by the readahead itself.  The
- * caller holds ppf_worker_mutex.
+ * I/O class (ppf_io_class_meta()); cached blocks are skipped by the
+ * readahead itself.  The caller holds ppf_worker_mutex.
  */
 void ppf_prefetch_meta(struct ppf_file *f, u64 seq)
 {
@@ -259,8 +259,7 @@ out:
  *
  * Reads, and waits for, the directory blocks the file's open will read, at
  * the metadata I/O class (ppf_io_class_meta()), and leaves the dentry
- * cached.  The caller holds
- * ppf_worker_mutex.
+ * cached.  The caller holds ppf_worker_mutex.
  */
 void ppf_prefetch_dentry(struct super_block *sb, struct ppf_file *f,
 			 const struct cred *cred, u64 seq)
