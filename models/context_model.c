@@ -43,41 +43,46 @@
 #include "partitioned_trie.h"
 
 /**
- * struct ppf_walk - one current context
- * @root: partition the walk is in
- * @node: its node, the context; PPF_NIL once the walk has ended
- * @depth: order of the context (1 at the root)
- * @follows: the walk steps without counting (its occurrence is counted by
- *	a child context's copy of it)
- */
-struct ppf_walk {
-	u32 root;
-	u32 node;
-	u16 depth;
-	u16 follows;
-};
-
-/**
- * struct ppf_walks - one context slot's current contexts
- * @walk: the walks, oldest (deepest) first: a window into @base
- * @n: entries in use
- * @base: the slot's memory, PPF_WALK_ROOM(max_order) entries
+ * struct ppf_walks - one context slot's current contexts, the *walks*
+ * @node: each walk's node, its context (PPF_NIL once a shrink ended it),
+ *	oldest (deepest) walk first: a window into the slot's memory
+ * @root: each walk's partition
+ * @start: @clock when each walk began, so that a walk's depth (the order
+ *	of its context, 1 at the root) is @clock - start + 1
+ * @n: walks in use
+ * @follows: the first @follows walks step without counting (their
+ *	occurrence is counted by a child context's copy of them)
+ * @clock: the slot's events
+ * @mem: the slot's memory: PPF_WALK_ROOM(max_order) entries of each array
+ *
+ * A walk is three arrays rather than a struct so that stepping along a
+ * learnt stream, the common case, reads and writes @node alone: the depth
+ * is not stored but follows from @start, and the walks are in the order
+ * they began, so those that reach the model order are the first ones, and
+ * those that follow are the first @follows (only a context's start makes
+ * walks follow, and it makes all of them follow).
  *
  * The walks that end are mostly the oldest, and a new one is added at the
- * end: the window moves up @base instead of every walk moving down one at
- * each event, and slides back to the start of @base when it reaches the
+ * end: the window moves up @mem instead of every walk moving down one at
+ * each event, and slides back to the start of @mem when it reaches the
  * end (once every max_order + 1 events at most).  The order is kept
  * because it matters: two walks in one partition (a file seen twice within
  * the model order) step in the order they began.
  */
 struct ppf_walks {
-	struct ppf_walk *walk;
+	u32 *node;
+	u32 *root;
+	u32 *start;
 	u32 n;
-	struct ppf_walk *base;
+	u32 follows;
+	u32 clock;
+	u32 *mem;
 };
 
 /* Room for a slot's walks: at most max_order + 1 at once, twice over. */
 #define PPF_WALK_ROOM(max_order)	(2 * ((size_t)(max_order) + 1))
+/* The arrays of a walk: node, root, start. */
+#define PPF_WALK_WORDS		3
 
 /**
  * struct ppf_context_model - a PCM or EPCM model
@@ -94,7 +99,7 @@ struct ppf_context_model {
 	struct ppf_model base;
 	struct ppf_trie trie;
 	struct ppf_walks *slots;
-	struct ppf_walk *walk_store;
+	u32 *walk_store;
 	u32 nslots;
 	u64 shrinks;
 	u32 max_order;
@@ -126,39 +131,78 @@ static void ppf_cm_shrink(void *ctx, u32 root, bool evicted)
 		struct ppf_walks *ws = &cm->slots[s];
 
 		for (i = 0; i < ws->n; i++) {
-			struct ppf_walk *w = &ws->walk[i];
-
-			if (w->node == PPF_NIL || w->root != root)
+			if (ws->node[i] == PPF_NIL || ws->root[i] != root)
 				continue;
 			if (evicted ||
-			    ppf_node_count(ppf_node(&cm->trie.pool, w->node)) == 0)
-				w->node = PPF_NIL;
+			    ppf_node_count(ppf_node(&cm->trie.pool, ws->node[i])) == 0)
+				ws->node[i] = PPF_NIL;
 		}
 	}
 }
 
+/* Move the window of walks up past its first @first walks. */
+static inline void ppf_walks_advance(struct ppf_walks *ws, u32 first)
+{
+	ws->node += first;
+	ws->root += first;
+	ws->start += first;
+	ws->n -= first;
+	ws->follows = ws->follows > first ? ws->follows - first : 0;
+}
+
+/* Drop the ended walks (node PPF_NIL), keeping the others in order. */
 static void ppf_cm_compact(struct ppf_walks *ws)
 {
-	u32 i, kept = 0;
+	u32 i, kept = 0, follows = 0;
 
 	for (i = 0; i < ws->n; i++) {
-		if (ws->walk[i].node == PPF_NIL)
+		if (ws->node[i] == PPF_NIL)
 			continue;
-		if (kept != i)
-			ws->walk[kept] = ws->walk[i];
+		if (i < ws->follows)
+			follows++;
+		ws->node[kept] = ws->node[i];
+		ws->root[kept] = ws->root[i];
+		ws->start[kept] = ws->start[i];
 		kept++;
 	}
 	ws->n = kept;
+	ws->follows = follows;
+}
+
+/*
+ * Walk @i, on node @node, steps to the child for @file the long way: a
+ * walk that follows looks the child up without counting it; one that
+ * counts may have to move it up its siblings or create it (EPCM ends the
+ * walk then: one new node per occurrence of a pattern).  Returns the
+ * walk's new node, PPF_NIL if it ended (a shrink during the step may have
+ * ended it too).
+ */
+static u32 ppf_cm_step_slow(struct ppf_context_model *cm, struct ppf_walks *ws,
+			    u32 i, u32 node, u32 file)
+{
+	bool created = false;
+	u32 ch;
+
+	if (node == PPF_NIL)
+		return PPF_NIL;
+	if (i < ws->follows)
+		ch = ppf_trie_child(&cm->trie, node, file);
+	else
+		ch = ppf_trie_step(&cm->trie, ws->root[i], node, file, true,
+				   &created);
+	if (ch == PPF_NIL || (created && cm->extended) || ws->node[i] == PPF_NIL)
+		return PPF_NIL;
+	return ch;
 }
 
 static void ppf_cm_learn(struct ppf_context_model *cm, struct ppf_walks *ws,
 			 u32 file)
 {
 	struct ppf_node *nodes = cm->trie.pool.nodes;
-	struct ppf_walk *w = ws->walk;
+	u32 *node = ws->node;
 	u64 shrinks = cm->shrinks;
-	u32 max_order = cm->max_order, n = ws->n;
-	u32 i, root, first = 0, kept = 0;
+	u32 n = ws->n, follows = ws->follows;
+	u32 i, root, last = 0, ended = 0, first;
 
 	/*
 	 * Each walk's next node is somewhere else in the pool: ask for all of
@@ -166,85 +210,72 @@ static void ppf_cm_learn(struct ppf_context_model *cm, struct ppf_walks *ws,
 	 * walk ended by a shrink has node PPF_NIL, the pool's unused 0.)
 	 */
 	for (i = 0; i < n; i++)
-		ppf_cache_prefetch(&nodes[nodes[w[i].node].child]);
+		ppf_cache_prefetch(&nodes[nodes[node[i]].child]);
 	/*
-	 * Step the walks and drop the ended ones in one pass, including
-	 * those a shrink ended since this context's last event.  The walks
-	 * kept are packed from the first one kept: the oldest that ended
-	 * just leave the window.  (A shrink ends walks but never changes
-	 * their number or place: @n and @w hold through the loop.)
+	 * The walks at the model order count this step and end: they are the
+	 * oldest, depth clock - start + 1 before the step.
+	 */
+	while (last < n && ws->clock - ws->start[last] + 1 >= cm->max_order)
+		last++;
+	ws->clock++;
+	/*
+	 * Step every walk, including those a shrink ended since this
+	 * context's last event (the slow way ends them again).  A shrink ends
+	 * walks but never changes their number or place: @n and @node hold
+	 * through the loop.
 	 */
 	for (i = 0; i < n; i++) {
-		struct ppf_walk *wi = &w[i];
-		u32 node = wi->node, ch;
-		struct ppf_node *c;
+		u32 nd = node[i], ch = nodes[nd].child;
+		struct ppf_node *c = &nodes[ch];
 
-		if (node == PPF_NIL)
-			goto ended;
-		ch = nodes[node].child;
-		c = &nodes[ch];
 		/*
 		 * The short way of ppf_trie_step(), which dominates a learnt
 		 * stream: @file is the first child and counting it moves
 		 * nothing.  The count is the low byte of the link word and
 		 * below its maximum, so adding 1 to the word cannot carry
-		 * into the sibling.  (No child: @c is the pool's unused node
-		 * 0, read but never taken, as @ch is checked too.)
+		 * into the sibling.  (No child, or an ended walk: @c is the
+		 * pool's unused node 0, read but never taken, as @ch is
+		 * checked too.)
 		 */
-		if (!wi->follows && ch != PPF_NIL && c->file == file &&
+		if (i >= follows && ch != PPF_NIL && c->file == file &&
 		    (c->link & PPF_COUNT_MAX) != PPF_COUNT_MAX) {
 			c->link++;
-			if (wi->depth >= max_order)
-				goto ended;
-			wi->node = ch;
-			wi->depth++;
-		} else {
-			bool created = false;
-
-			if (wi->follows)
-				ch = ppf_trie_child(&cm->trie, node, file);
-			else
-				ch = ppf_trie_step(&cm->trie, wi->root, node,
-						   file, true, &created);
-			/*
-			 * EPCM: one new node per occurrence of a pattern.  A
-			 * shrink during the step may have ended this walk.
-			 */
-			if (ch == PPF_NIL || (created && cm->extended) ||
-			    wi->node == PPF_NIL || wi->depth >= max_order) {
-				wi->node = PPF_NIL;
-				goto ended;
-			}
-			wi->node = ch;
-			wi->depth++;
+			node[i] = ch;
+			continue;
 		}
-		if (first + kept != i)
-			w[first + kept] = *wi;
-		kept++;
-		continue;
-ended:
-		/* Nothing kept yet: the window starts after this walk. */
-		if (!kept)
-			first = i + 1;
+		ch = ppf_cm_step_slow(cm, ws, i, nd, file);
+		node[i] = ch;
+		ended += ch == PPF_NIL;
 	}
-	ws->walk += kept ? first : 0;
-	ws->n = kept;
+	for (i = 0; i < last; i++) {
+		ended += node[i] != PPF_NIL;
+		node[i] = PPF_NIL;
+	}
+	/* The oldest that ended just leave the window. */
+	for (first = 0; first < n && node[first] == PPF_NIL; first++)
+		;
+	ppf_walks_advance(ws, first);
 	/* Touching the root may halve or reclaim and end walks too. */
 	root = ppf_trie_touch_root(&cm->trie, file);
-	/* A step or the touch freed nodes: walks kept above may be ended. */
-	if (cm->shrinks != shrinks)
+	/* Ended walks left inside, or a step or the touch freed nodes. */
+	if (ended > first || cm->shrinks != shrinks)
 		ppf_cm_compact(ws);
 	if (root == PPF_NIL)
 		return;
-	if (ws->walk + ws->n == ws->base + PPF_WALK_ROOM(cm->max_order)) {
-		memmove(ws->base, ws->walk, ws->n * sizeof(*ws->walk));
-		ws->walk = ws->base;
+	if (ws->node + ws->n == ws->mem + PPF_WALK_ROOM(cm->max_order)) {
+		size_t room = PPF_WALK_ROOM(cm->max_order);
+
+		memmove(ws->mem, ws->node, ws->n * sizeof(u32));
+		memmove(ws->mem + room, ws->root, ws->n * sizeof(u32));
+		memmove(ws->mem + 2 * room, ws->start, ws->n * sizeof(u32));
+		ws->node = ws->mem;
+		ws->root = ws->mem + room;
+		ws->start = ws->mem + 2 * room;
 	}
-	w = &ws->walk[ws->n++];
-	w->root = root;
-	w->node = root;
-	w->depth = 1;
-	w->follows = 0;
+	ws->node[ws->n] = root;
+	ws->root[ws->n] = root;
+	ws->start[ws->n] = ws->clock;
+	ws->n++;
 }
 
 static u16 ppf_likelihood(u32 count, u32 total)
@@ -436,7 +467,7 @@ static unsigned int ppf_cm_predict(const struct ppf_context_model *cm,
 	for (i = 0; i < ws->n && n == 0; i++) {
 		u32 count;
 
-		ctx = ws->walk[i].node;
+		ctx = ws->node[i];
 		count = ppf_node_count(ppf_node(pool, ctx));
 		if (count > 1)
 			n = ppf_cm_children(cm, ctx, count - 1, out, nodes, max_out);
@@ -452,17 +483,26 @@ static void ppf_cm_context_start(struct ppf_model *model, u32 slot,
 {
 	struct ppf_context_model *cm = to_cm(model);
 	struct ppf_walks *ws = &cm->slots[slot], *from;
+	size_t room = PPF_WALK_ROOM(cm->max_order);
 	u32 i;
 
 	ws->n = 0;
-	ws->walk = ws->base;
+	ws->follows = 0;
+	ws->node = ws->mem;
+	ws->root = ws->mem + room;
+	ws->start = ws->mem + 2 * room;
 	if (parent == PPF_CTX_NONE)
 		return;
 	from = &cm->slots[parent];
 	ws->n = from->n;
-	memcpy(ws->walk, from->walk, ws->n * sizeof(*ws->walk));
+	memcpy(ws->node, from->node, ws->n * sizeof(u32));
+	memcpy(ws->root, from->root, ws->n * sizeof(u32));
+	/* The same depths on this slot's clock. */
 	for (i = 0; i < from->n; i++)
-		from->walk[i].follows = 1;
+		ws->start[i] = ws->clock - (from->clock - from->start[i]);
+	/* Those that followed in @from follow here too. */
+	ws->follows = from->follows;
+	from->follows = from->n;
 }
 
 static unsigned int ppf_cm_event(struct ppf_model *model, u32 slot, u32 file,
@@ -480,7 +520,8 @@ static unsigned int ppf_cm_event(struct ppf_model *model, u32 slot, u32 file,
 static u64 ppf_cm_walk_bytes(u32 max_order, u32 nslots)
 {
 	return (u64)nslots * (sizeof(struct ppf_walks) +
-			      PPF_WALK_ROOM(max_order) * sizeof(struct ppf_walk));
+			      PPF_WALK_ROOM(max_order) * PPF_WALK_WORDS *
+			      sizeof(u32));
 }
 
 static void ppf_cm_stats(const struct ppf_model *model,
@@ -528,17 +569,24 @@ static const char *ppf_cm_check(struct ppf_model *model)
 
 		if (ws->n > cm->max_order)
 			return "more current contexts than the model order";
-		if (ws->walk < ws->base ||
-		    ws->walk + ws->n > ws->base + PPF_WALK_ROOM(cm->max_order))
+		if (ws->node < ws->mem ||
+		    ws->node + ws->n > ws->mem + PPF_WALK_ROOM(cm->max_order) ||
+		    ws->root != ws->node + PPF_WALK_ROOM(cm->max_order) ||
+		    ws->start != ws->root + PPF_WALK_ROOM(cm->max_order))
 			return "current contexts outside their slot's memory";
+		if (ws->follows > ws->n)
+			return "more following contexts than contexts";
 		for (i = 0; i < ws->n; i++) {
-			const struct ppf_walk *w = &ws->walk[i];
+			u32 depth = ws->clock - ws->start[i] + 1;
 
+			/* Oldest first: each walk shallower than the one before. */
+			if (i && depth >= ws->clock - ws->start[i - 1] + 1)
+				return "current contexts out of order";
 			/* Ended by a shrink, compacted at the next event. */
-			if (w->node == PPF_NIL)
+			if (ws->node[i] == PPF_NIL)
 				continue;
-			if (w->depth > cm->max_order ||
-			    ppf_node_count(ppf_node(&cm->trie.pool, w->node)) == 0)
+			if (depth > cm->max_order ||
+			    ppf_node_count(ppf_node(&cm->trie.pool, ws->node[i])) == 0)
 				return "current context on a free node";
 		}
 	}
@@ -595,14 +643,18 @@ struct ppf_model *ppf_context_model_create(const struct ppf_model_params *params
 	cm->nslots = params->max_contexts;
 	cm->slots = ppf_zalloc((size_t)cm->nslots * sizeof(*cm->slots));
 	cm->walk_store = ppf_zalloc((size_t)cm->nslots * per_slot *
-				    sizeof(*cm->walk_store));
+				    PPF_WALK_WORDS * sizeof(*cm->walk_store));
 	if (!cm->slots || !cm->walk_store) {
 		*err = -ENOMEM;
 		goto out_free;
 	}
 	for (s = 0; s < cm->nslots; s++) {
-		cm->slots[s].base = cm->walk_store + (size_t)s * per_slot;
-		cm->slots[s].walk = cm->slots[s].base;
+		struct ppf_walks *ws = &cm->slots[s];
+
+		ws->mem = cm->walk_store + (size_t)s * per_slot * PPF_WALK_WORDS;
+		ws->node = ws->mem;
+		ws->root = ws->mem + per_slot;
+		ws->start = ws->mem + 2 * per_slot;
 	}
 	*err = ppf_trie_init(&cm->trie, params->partition_size,
 			     params->max_nodes, ppf_cm_shrink, cm);
