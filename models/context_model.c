@@ -90,6 +90,8 @@ struct ppf_walks {
  * @trie: the counted, partitioned trie
  * @slots: the walks of each context slot
  * @walk_store: the memory of every slot's walks
+ * @chains: each slot's chain (EPCM only, else NULL)
+ * @chain_store: the memory of every slot's chain
  * @nslots: number of context slots
  * @shrinks: times the trie freed nodes (a walk may have ended)
  * @max_order: deepest context kept
@@ -100,6 +102,8 @@ struct ppf_context_model {
 	struct ppf_trie trie;
 	struct ppf_walks *slots;
 	u32 *walk_store;
+	struct ppf_chain *chains;
+	struct ppf_prediction *chain_store;
 	u32 nslots;
 	u64 shrinks;
 	u32 max_order;
@@ -131,7 +135,7 @@ static void ppf_cm_shrink(void *ctx, u32 root, bool evicted)
 		struct ppf_walks *ws = &cm->slots[s];
 
 		for (i = 0; i < ws->n; i++) {
-			if (ws->node[i] == PPF_NIL || ws->root[i] != root)
+			if (ws->root[i] != root || ws->node[i] == PPF_NIL)
 				continue;
 			if (evicted ||
 			    ppf_node_count(ppf_node(&cm->trie.pool, ws->node[i])) == 0)
@@ -202,29 +206,27 @@ static void ppf_cm_learn(struct ppf_context_model *cm, struct ppf_walks *ws,
 	u32 *node = ws->node;
 	u64 shrinks = cm->shrinks;
 	u32 n = ws->n, follows = ws->follows;
-	u32 i, root, last = 0, ended = 0, first;
+	u32 i, root, ended = 0, first;
+	bool last;
 
 	/*
-	 * Each walk's next node is somewhere else in the pool: ask for all of
-	 * them first, so the cache misses overlap instead of queueing.  (A
-	 * walk ended by a shrink has node PPF_NIL, the pool's unused 0.)
+	 * A walk at the model order counts this step and ends.  Depths fall
+	 * strictly from the oldest walk on, none above the model order: only
+	 * the oldest can be there.
 	 */
-	for (i = 0; i < n; i++)
-		ppf_cache_prefetch(&nodes[nodes[node[i]].child]);
-	/*
-	 * The walks at the model order count this step and end: they are the
-	 * oldest, depth clock - start + 1 before the step.
-	 */
-	while (last < n && ws->clock - ws->start[last] + 1 >= cm->max_order)
-		last++;
+	last = n && ws->clock - ws->start[0] + 1 >= cm->max_order;
 	ws->clock++;
 	/*
 	 * Step every walk, including those a shrink ended since this
 	 * context's last event (the slow way ends them again).  A shrink ends
 	 * walks but never changes their number or place: @n and @node hold
-	 * through the loop.
+	 * through the loops.  Those that follow first, the slow way.
 	 */
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < follows; i++) {
+		node[i] = ppf_cm_step_slow(cm, ws, i, node[i], file);
+		ended += node[i] == PPF_NIL;
+	}
+	for (; i < n; i++) {
 		u32 nd = node[i], ch = nodes[nd].child;
 		struct ppf_node *c = &nodes[ch];
 
@@ -237,7 +239,7 @@ static void ppf_cm_learn(struct ppf_context_model *cm, struct ppf_walks *ws,
 		 * pool's unused node 0, read but never taken, as @ch is
 		 * checked too.)
 		 */
-		if (i >= follows && ch != PPF_NIL && c->file == file &&
+		if (ch != PPF_NIL && c->file == file &&
 		    (c->link & PPF_COUNT_MAX) != PPF_COUNT_MAX) {
 			c->link++;
 			node[i] = ch;
@@ -247,9 +249,9 @@ static void ppf_cm_learn(struct ppf_context_model *cm, struct ppf_walks *ws,
 		node[i] = ch;
 		ended += ch == PPF_NIL;
 	}
-	for (i = 0; i < last; i++) {
-		ended += node[i] != PPF_NIL;
-		node[i] = PPF_NIL;
+	if (last && node[0] != PPF_NIL) {
+		node[0] = PPF_NIL;
+		ended++;
 	}
 	/* The oldest that ended just leave the window. */
 	for (first = 0; first < n && node[first] == PPF_NIL; first++)
@@ -352,6 +354,54 @@ static inline void ppf_filter_set(u64 *filter, u32 file)
 }
 
 /*
+ * Events a chain may stand before it is made afresh.  Kept for ever, kept
+ * chains moved the simulator's precision by up to -0.6 points and its
+ * coverage by up to -0.3 against chains made afresh at every event; kept
+ * 16 events, -0.3 and -0.3 (coverage -0.2 at the default shape) for a
+ * sixteenth of the fresh chains' cost (ppf-sim --sweep over the recorded
+ * traces, docs/models.md).
+ */
+#define PPF_CHAIN_KEEP		16
+
+/**
+ * struct ppf_chain - the files EPCM's chain named at a context's last event
+ * @pred: the chain, the file expected next first: a window into @mem; a
+ *	file's lead is its place in it + 1 (@pred's own @lead is not kept)
+ * @len: files in the chain
+ * @tail: the node where it goes on (its last file's, or the one a jump
+ *	from it reached); PPF_NIL if nothing can follow
+ * @tail_prev: the file before that node's, for a jump
+ * @tail_total: the denominator of the likelihood of the tail's children
+ * @tail_may_jump: the tail was not reached by a jump
+ * @kept: events the chain has stood since it was made
+ * @epoch: the model's epoch when the chain began (ppf_model_restate())
+ * @named: a filter of the files named since the window last slid back: a
+ *	clear bit proves a file not in the chain
+ * @mem: the context's room: twice max_predictions files
+ *
+ * Each event that follows the chain (its file is the chain's first, and
+ * the file then most likely next its second) drops the first file and goes
+ * on from the tail: a learnt stream walks one step an event instead of
+ * the whole chain again, and a caller told what is new learns only the
+ * files the step added.  Counts change meanwhile, so a standing chain's
+ * likelihoods are those it had when each file was named, and it goes on
+ * where a chain made afresh from the deepest context might have turned:
+ * it is made afresh at least every PPF_CHAIN_KEEP events.
+ */
+struct ppf_chain {
+	struct ppf_prediction *pred;
+	u32 len;
+	u32 tail;
+	u32 tail_prev;
+	u32 tail_total;
+	bool tail_may_jump;
+	u32 kept;
+	u32 epoch;
+	u64 named[PPF_FILTER_WORDS];
+	struct ppf_prediction *mem;
+};
+
+/*
  * Where a chain that reached @leaf (file @file, after file @prev) goes on:
  * the context made of the last two files of the chain if the trie has it,
  * else the last file's own partition.  PPF_NIL if neither exists.
@@ -375,41 +425,68 @@ static u32 ppf_cm_jump(const struct ppf_context_model *cm, u32 prev, u32 file)
 }
 
 /*
- * EPCM: follow the most likely successor of @node while it is likely.  A
- * chain that reaches a leaf jumps to another partition (see ppf_cm_jump())
- * and goes on there: the paper's proposed partition jumping, which lets a
- * deep context, whose patterns end soon after the present, still look far
- * ahead.  A threshold miss ends the chain: that uncertainty is real.
- *
- * Each pass of the loop names a file or ends the chain, so @max_out bounds
- * it.  The parameters used at every step are read once into locals: the
- * stores to @out could alias them, and the compiler would read them again
- * at every step.
+ * Make room after @c's window for a whole chain (max_predictions files):
+ * slide it back to the start of its memory when it is past the first
+ * half, and rebuild its filter of the files named from those still in it.
  */
-static unsigned int ppf_cm_chain(const struct ppf_context_model *cm, u32 prev,
-				 u32 node, u32 likelihood,
-				 struct ppf_prediction *out, unsigned int n,
-				 unsigned int max_out)
+static void ppf_chain_room(struct ppf_chain *c, u32 max_predictions)
+{
+	u32 i;
+
+	if (c->pred - c->mem <= max_predictions)
+		return;
+	memmove(c->mem, c->pred, c->len * sizeof(*c->pred));
+	c->pred = c->mem;
+	memset(c->named, 0, sizeof(c->named));
+	for (i = 0; i < c->len; i++)
+		ppf_filter_set(c->named, c->pred[i].file);
+}
+
+/*
+ * EPCM: follow the most likely successor of @c's tail while it is likely,
+ * up to @max_len files in the chain.  A chain that reaches a leaf jumps to
+ * another partition (see ppf_cm_jump()) and goes on there: the paper's
+ * proposed partition jumping, which lets a deep context, whose patterns
+ * end soon after the present, still look far ahead.  A threshold miss ends
+ * the chain: that uncertainty is real.  @alt, @nalt: the other files
+ * predicted for the next event, which the chain does not name again.
+ *
+ * Where the chain stops is kept as its tail, so that the next event goes
+ * on from there rather than walking the chain again.  Each pass of the loop
+ * names a file or ends the walk, so @max_len bounds it.  The parameters
+ * used at every step are read once into locals: the stores to the chain
+ * could alias them, and the compiler would read them again at every step.
+ */
+static void ppf_chain_extend(const struct ppf_context_model *cm,
+			     struct ppf_chain *c,
+			     const struct ppf_prediction *alt,
+			     unsigned int nalt, u32 max_len)
 {
 	const struct ppf_node *nodes = cm->trie.pool.nodes;
 	const u64 threshold = cm->base.params.threshold_pct;
-	u64 named[PPF_FILTER_WORDS] = { 0 };
-	bool may_jump = true;	/* @prev is known: not just after a jump */
-	u32 lead = 1, total;
+	u32 node = c->tail, prev = c->tail_prev, total = c->tail_total;
+	bool may_jump = c->tail_may_jump; /* not just after a jump */
+	struct ppf_prediction *pred = c->pred;
+	u32 len = c->len, likelihood;
+	u64 named[PPF_FILTER_WORDS];
 	unsigned int i;
 
-	for (i = 0; i < n; i++)
-		ppf_filter_set(named, out[i].file);
-
-	total = ppf_node_count(&nodes[node]) - 1;
-	while (n < max_out) {
+	if (node == PPF_NIL || len >= max_len)
+		return;
+	likelihood = pred[len - 1].likelihood;
+	memcpy(named, c->named, sizeof(named));
+	for (i = 0; i < nalt; i++)
+		ppf_filter_set(named, alt[i].file);
+	while (len < max_len) {
 		const struct ppf_node *nd = &nodes[node];
 		u32 best = nd->child, best_count, file, l;
 
 		if (best == PPF_NIL && may_jump) {
-			node = ppf_cm_jump(cm, prev, nd->file);
-			if (node == PPF_NIL)
+			u32 to = ppf_cm_jump(cm, prev, nd->file);
+
+			if (to == PPF_NIL)
 				break;
+			node = to;
 			may_jump = false;	/* one jump per leaf */
 			nd = &nodes[node];
 			best = nd->child;
@@ -437,33 +514,88 @@ static unsigned int ppf_cm_chain(const struct ppf_context_model *cm, u32 prev,
 		 * (A B C A B C ...), and what follows repeats what it said.
 		 */
 		file = nodes[best].file;
-		if (ppf_filter_test(named, file) && ppf_predicted(out, n, file))
+		if (ppf_filter_test(named, file) &&
+		    (ppf_predicted(pred, len, file) ||
+		     ppf_predicted(alt, nalt, file)))
 			break;
 		ppf_filter_set(named, file);
-		lead++;
-		out[n].file = file;
-		out[n].likelihood = likelihood;
-		out[n].lead = lead;
-		n++;
+		ppf_filter_set(c->named, file);
+		pred[len].file = file;
+		pred[len].likelihood = likelihood;
+		len++;
 		prev = nd->file;
 		may_jump = true;
 		node = best;
 		total = best_count - 1;
 	}
-	return n;
+	c->len = len;
+	c->tail = node;
+	c->tail_prev = prev;
+	c->tail_total = total;
+	c->tail_may_jump = may_jump;
 }
 
-static unsigned int ppf_cm_predict(const struct ppf_context_model *cm,
+/*
+ * Does @c, the chain named at the context's last event, still stand one
+ * event on?  The file just opened, @file, was its first, the file found
+ * most likely next (@best) is its second, and its tail is still in the
+ * trie (a node a shrink freed has count 0).
+ */
+static bool ppf_chain_stands(const struct ppf_context_model *cm,
+			     const struct ppf_chain *c, u32 file, u32 best)
+{
+	const struct ppf_node *tail;
+
+	if (c->len < 2 || c->kept >= PPF_CHAIN_KEEP ||
+	    c->epoch != cm->base.epoch ||
+	    c->pred[0].file != file || c->pred[1].file != best)
+		return false;
+	if (c->tail == PPF_NIL)
+		return true;
+	tail = &cm->trie.pool.nodes[c->tail];
+	return ppf_node_count(tail) && tail->file == c->pred[c->len - 1].file;
+}
+
+/* Begin @c afresh at @first (node @node, after file @prev). */
+static void ppf_chain_start(const struct ppf_context_model *cm,
+			    struct ppf_chain *c,
+			    const struct ppf_prediction *first, u32 node,
+			    u32 prev)
+{
+	c->pred = c->mem;
+	c->pred[0] = *first;
+	c->len = 1;
+	c->tail = node;
+	c->tail_prev = prev;
+	c->tail_total = ppf_node_count(ppf_node(&cm->trie.pool, node)) - 1;
+	c->tail_may_jump = true;
+	c->kept = 0;
+	c->epoch = cm->base.epoch;
+	memset(c->named, 0, sizeof(c->named));
+	ppf_filter_set(c->named, first->file);
+}
+
+/*
+ * Predict after an event of @file: the children of the deepest context
+ * that has any likely enough, and for EPCM the chain from the most likely
+ * one.  The chain named at the last event is taken up again when it still
+ * stands (ppf_chain_stands()): its first file dropped, it goes on from its
+ * tail.  With @news, only what was not named at the last event is written:
+ * the other children, and the chain's files from where it stood before.
+ */
+static unsigned int ppf_cm_predict(struct ppf_context_model *cm,
 				   const struct ppf_walks *ws,
+				   struct ppf_chain *c, u32 file,
 				   struct ppf_prediction *out,
-				   unsigned int max_out)
+				   unsigned int max_out, bool news)
 {
 	const struct ppf_node_pool *pool = &cm->trie.pool;
 	u32 nodes[PPF_MAX_PREDICTIONS];
-	unsigned int n = 0;
-	u32 i, ctx = PPF_NIL;
+	unsigned int n = 0, k, i, from = 1;
+	struct ppf_prediction *alt;
+	u32 ctx = PPF_NIL;
 
-	/* The deepest context first: the walks are newest first. */
+	/* The deepest context first: the walks are oldest first. */
 	for (i = 0; i < ws->n && n == 0; i++) {
 		u32 count;
 
@@ -472,10 +604,58 @@ static unsigned int ppf_cm_predict(const struct ppf_context_model *cm,
 		if (count > 1)
 			n = ppf_cm_children(cm, ctx, count - 1, out, nodes, max_out);
 	}
-	if (n && cm->extended)
-		n = ppf_cm_chain(cm, ppf_node(pool, ctx)->file, nodes[0],
-				 out[0].likelihood, out, n, max_out);
-	return n;
+	if (!cm->extended)
+		return n;
+	if (!n) {
+		c->len = 0;
+		return 0;
+	}
+	k = n;
+	alt = out + 1;
+	if (ppf_chain_stands(cm, c, file, out[0].file)) {
+		c->pred++;
+		c->len--;
+		c->kept++;
+		if (news) {
+			/* The first child is the chain's, named already. */
+			from = c->len;
+			k = n - 1;
+			if (k)
+				memmove(out, out + 1, k * sizeof(*out));
+			alt = out;
+		}
+	} else {
+		ppf_chain_start(cm, c, &out[0], nodes[0],
+				ppf_node(pool, ctx)->file);
+	}
+	ppf_chain_room(c, cm->base.params.max_predictions);
+	/* The other children take their places: n - 1 of @max_out. */
+	ppf_chain_extend(cm, c, alt, n - 1, max_out - (n - 1));
+	for (i = from; i < c->len && k < max_out; i++) {
+		out[k] = c->pred[i];
+		out[k++].lead = i + 1;
+	}
+	return k;
+}
+
+/*
+ * A context starts from @from's place (NULL: from nothing): its chain is
+ * @from's, as its walks are, so that a program that goes on with its
+ * parent's pattern (the next file of a build or a script) finds the files
+ * it expects standing, not news.
+ */
+static void ppf_chain_copy(struct ppf_chain *c, const struct ppf_chain *from)
+{
+	struct ppf_prediction *mem = c->mem;
+
+	if (!from) {
+		c->len = 0;
+		return;
+	}
+	*c = *from;
+	c->mem = mem;
+	c->pred = mem;
+	memcpy(mem, from->pred, from->len * sizeof(*mem));
 }
 
 static void ppf_cm_context_start(struct ppf_model *model, u32 slot,
@@ -486,6 +666,9 @@ static void ppf_cm_context_start(struct ppf_model *model, u32 slot,
 	size_t room = PPF_WALK_ROOM(cm->max_order);
 	u32 i;
 
+	if (cm->chains)
+		ppf_chain_copy(&cm->chains[slot], parent == PPF_CTX_NONE ?
+			       NULL : &cm->chains[parent]);
 	ws->n = 0;
 	ws->follows = 0;
 	ws->node = ws->mem;
@@ -513,7 +696,8 @@ static unsigned int ppf_cm_event(struct ppf_model *model, u32 slot, u32 file,
 	struct ppf_walks *ws = &cm->slots[slot];
 
 	ppf_cm_learn(cm, ws, file);
-	return ppf_cm_predict(cm, ws, out, max_out);
+	return ppf_cm_predict(cm, ws, cm->chains ? &cm->chains[slot] : NULL,
+			      file, out, max_out, model->news);
 }
 
 /* Memory of the walks of every context slot. */
@@ -522,6 +706,16 @@ static u64 ppf_cm_walk_bytes(u32 max_order, u32 nslots)
 	return (u64)nslots * (sizeof(struct ppf_walks) +
 			      PPF_WALK_ROOM(max_order) * PPF_WALK_WORDS *
 			      sizeof(u32));
+}
+
+/* Memory of the chains of every context slot (EPCM). */
+static u64 ppf_cm_chain_bytes(const struct ppf_model_params *params)
+{
+	if (params->kind != PPF_MODEL_EPCM)
+		return 0;
+	return (u64)params->max_contexts *
+	       (sizeof(struct ppf_chain) +
+		2 * (u64)params->max_predictions * sizeof(struct ppf_prediction));
 }
 
 static void ppf_cm_stats(const struct ppf_model *model,
@@ -534,7 +728,8 @@ static void ppf_cm_stats(const struct ppf_model *model,
 	stats->partitions = t->index.used;
 	stats->bytes = sizeof(*cm) + ppf_trie_bytes(t->partition_size,
 						    t->pool.capacity) +
-		       ppf_cm_walk_bytes(cm->max_order, cm->nslots);
+		       ppf_cm_walk_bytes(cm->max_order, cm->nslots) +
+		       ppf_cm_chain_bytes(&cm->base.params);
 	stats->halvings = t->halvings;
 	stats->halving_freed = t->halving_freed;
 	stats->nodes_dropped = t->nodes_dropped;
@@ -547,6 +742,8 @@ static void ppf_cm_destroy(struct ppf_model *model)
 	struct ppf_context_model *cm = to_cm(model);
 
 	ppf_trie_release(&cm->trie);
+	ppf_free(cm->chain_store);
+	ppf_free(cm->chains);
 	ppf_free(cm->walk_store);
 	ppf_free(cm->slots);
 	ppf_free(cm);
@@ -615,7 +812,8 @@ u64 ppf_context_model_bytes(const struct ppf_model_params *params)
 {
 	return sizeof(struct ppf_context_model) +
 	       ppf_trie_bytes(params->partition_size, params->max_nodes) +
-	       ppf_cm_walk_bytes(params->model_order, params->max_contexts);
+	       ppf_cm_walk_bytes(params->model_order, params->max_contexts) +
+	       ppf_cm_chain_bytes(params);
 }
 
 /**
@@ -656,6 +854,21 @@ struct ppf_model *ppf_context_model_create(const struct ppf_model_params *params
 		ws->root = ws->mem + per_slot;
 		ws->start = ws->mem + 2 * per_slot;
 	}
+	if (cm->extended) {
+		size_t room = 2 * (size_t)params->max_predictions;
+
+		cm->chains = ppf_zalloc((size_t)cm->nslots * sizeof(*cm->chains));
+		cm->chain_store = ppf_zalloc((size_t)cm->nslots * room *
+					     sizeof(*cm->chain_store));
+		if (!cm->chains || !cm->chain_store) {
+			*err = -ENOMEM;
+			goto out_free;
+		}
+		for (s = 0; s < cm->nslots; s++) {
+			cm->chains[s].mem = cm->chain_store + (size_t)s * room;
+			cm->chains[s].pred = cm->chains[s].mem;
+		}
+	}
 	*err = ppf_trie_init(&cm->trie, params->partition_size,
 			     params->max_nodes, ppf_cm_shrink, cm);
 	if (*err)
@@ -663,6 +876,8 @@ struct ppf_model *ppf_context_model_create(const struct ppf_model_params *params
 	return &cm->base;
 
 out_free:
+	ppf_free(cm->chain_store);
+	ppf_free(cm->chains);
 	ppf_free(cm->walk_store);
 	ppf_free(cm->slots);
 	ppf_free(cm);

@@ -251,31 +251,10 @@ void ppf_model_destroy(struct ppf_model *model)
 	model->ops->destroy(model);
 }
 
-/**
- * ppf_model_event() - count one open or exec and predict what comes next
- * @model: the model
- * @ctx: the caller's id of the stream the event belongs to (any value; one
- *	fixed value makes the model see one global stream)
- * @parent: the context @ctx was started by (@ctx itself if none): a
- *	context seen for the first time starts from the place of its
- *	parent's family's most recent stream (the parent, or the child it ran
- *	last); a parent not seen yet is made live, empty, to tie its children
- *	together.  A context whose children have had events since its own last
- *	one continues from where they are (a shell after its commands).
- * @file: the caller's id of the file opened
- * @out: where predictions are written
- * @max_out: room in @out; at most the model's max_predictions are written
- *
- * Never allocates, sleeps or recurses; runs in time bounded by the model's
- * shape (order times partition size), amortised over events when the node
- * budget makes it reclaim.  A new context may make the model forget the
- * least recently used one (max_contexts).
- *
- * Return: the number of predictions written, most likely and soonest first.
- */
-unsigned int ppf_model_event(struct ppf_model *model, u32 ctx, u32 parent,
-			     u32 file, struct ppf_prediction *out,
-			     unsigned int max_out)
+static unsigned int ppf_model_step(struct ppf_model *model, u32 ctx,
+				   u32 parent, u32 file,
+				   struct ppf_prediction *out,
+				   unsigned int max_out, bool news)
 {
 	struct ppf_ctx_table *t = &model->contexts;
 	u32 pslot = PPF_CTX_NONE, slot;
@@ -284,6 +263,7 @@ unsigned int ppf_model_event(struct ppf_model *model, u32 ctx, u32 parent,
 	if (max_out > model->params.max_predictions)
 		max_out = model->params.max_predictions;
 	model->events++;
+	model->news = news;
 	slot = ppf_ctx_table_again(t, ctx, parent);
 	if (slot != PPF_CTX_NONE)
 		return model->ops->event(model, slot, file, out, max_out);
@@ -310,6 +290,76 @@ unsigned int ppf_model_event(struct ppf_model *model, u32 ctx, u32 parent,
 	}
 	ppf_ctx_table_stamp(t, slot, parent, pslot);
 	return model->ops->event(model, slot, file, out, max_out);
+}
+
+/**
+ * ppf_model_event() - count one open or exec and predict what comes next
+ * @model: the model
+ * @ctx: the caller's id of the stream the event belongs to (any value; one
+ *	fixed value makes the model see one global stream)
+ * @parent: the context @ctx was started by (@ctx itself if none): a
+ *	context seen for the first time starts from the place of its
+ *	parent's family's most recent stream (the parent, or the child it ran
+ *	last); a parent not seen yet is made live, empty, to tie its children
+ *	together.  A context whose children have had events since its own last
+ *	one continues from where they are (a shell after its commands).
+ * @file: the caller's id of the file opened
+ * @out: where predictions are written
+ * @max_out: room in @out; at most the model's max_predictions are written
+ *
+ * Never allocates, sleeps or recurses; runs in time bounded by the model's
+ * shape (order times partition size), amortised over events when the node
+ * budget makes it reclaim.  A new context may make the model forget the
+ * least recently used one (max_contexts).
+ *
+ * Return: the number of predictions written, most likely and soonest first.
+ */
+unsigned int ppf_model_event(struct ppf_model *model, u32 ctx, u32 parent,
+			     u32 file, struct ppf_prediction *out,
+			     unsigned int max_out)
+{
+	return ppf_model_step(model, ctx, parent, file, out, max_out, false);
+}
+
+/**
+ * ppf_model_event_new() - ppf_model_event(), writing only what is news
+ * @model: the model
+ * @ctx: as for ppf_model_event()
+ * @parent: as for ppf_model_event()
+ * @file: the caller's id of the file opened
+ * @out: where the new predictions are written
+ * @max_out: as for ppf_model_event()
+ *
+ * The same event, learnt the same way, but of the predictions
+ * ppf_model_event() would write only those @ctx's last event did not
+ * already name for the same event: when @file is the one EPCM's chain
+ * expected, the chain stands, one event shorter, and only the files it
+ * adds at its end are news (with the next event's other likely files,
+ * which are named afresh each time).  A prediction stands until the file
+ * is opened or the chain is left; ppf_model_restate() makes every
+ * prediction news again.  Last successor and PCM name everything afresh
+ * at each event: for them this is ppf_model_event().
+ *
+ * Return: the number of predictions written, soonest first.
+ */
+unsigned int ppf_model_event_new(struct ppf_model *model, u32 ctx, u32 parent,
+				 u32 file, struct ppf_prediction *out,
+				 unsigned int max_out)
+{
+	return ppf_model_step(model, ctx, parent, file, out, max_out, true);
+}
+
+/**
+ * ppf_model_restate() - make everything predicted news again
+ * @model: the model
+ *
+ * For a caller of ppf_model_event_new() that dropped predictions it was
+ * told of (its plan full, memory short): each context's next event names
+ * its whole chain again, as ppf_model_event() does.
+ */
+void ppf_model_restate(struct ppf_model *model)
+{
+	model->epoch++;
 }
 
 /**

@@ -21,7 +21,9 @@ struct ppf_model;
  *	(whose walks then only follow), or empty if @parent is PPF_CTX_NONE
  *	(never @slot itself)
  * @event: count one event of the context in slot @slot and write up to
- *	@max_out predictions, most likely and soonest first; never allocates
+ *	@max_out predictions, most likely and soonest first (only what is
+ *	news if the model's @news is set, for a model that keeps what it
+ *	named); never allocates
  * @stats: fill in the model-specific statistics
  * @destroy: free the model
  * @pattern_count: the count kept for a pattern (PPF_MODEL_CHECKS only)
@@ -47,6 +49,10 @@ struct ppf_model_ops {
  * @ops: the implementation
  * @params: the validated parameters it was made with
  * @events: events seen
+ * @epoch: bumped by ppf_model_restate(): what was named before is news again
+ * @news: the event under way writes only what is news
+ *	(ppf_model_event_new()); a model that names everything afresh at
+ *	each event may ignore it
  * @contexts: which slot holds each live context (the slots' contents are
  *	the implementation's)
  */
@@ -54,6 +60,8 @@ struct ppf_model {
 	const struct ppf_model_ops *ops;
 	struct ppf_model_params params;
 	u64 events;
+	u32 epoch;
+	bool news;
 	struct ppf_ctx_table contexts;
 };
 

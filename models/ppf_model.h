@@ -150,6 +150,10 @@ void ppf_model_destroy(struct ppf_model *model);
 unsigned int ppf_model_event(struct ppf_model *model, u32 ctx, u32 parent,
 			     u32 file, struct ppf_prediction *out,
 			     unsigned int max_out);
+unsigned int ppf_model_event_new(struct ppf_model *model, u32 ctx, u32 parent,
+				 u32 file, struct ppf_prediction *out,
+				 unsigned int max_out);
+void ppf_model_restate(struct ppf_model *model);
 void ppf_model_stats(const struct ppf_model *model,
 		     struct ppf_model_stats *stats);
 void ppf_model_stats_add(struct ppf_model_stats *sum,

@@ -29,6 +29,10 @@
  * lock: any removal from the mapping is then either counted and complete,
  * or not yet begun and will move the count.
  *
+ * A count of every removal, all files together, tells the worker whether
+ * anything may have left the cache since it last looked: while it has not
+ * moved, every file found cached still is (ppf_page_cache_removals_all()).
+ *
  * While the module is disabled nothing is counted; starting again moves
  * the count by one, so nothing remembered before counts as current.
  */
@@ -45,6 +49,7 @@ static bool ppf_reg_removal;
 #define PPF_REMOVAL_BITS	8
 #define PPF_REMOVAL_BUCKETS	BIT(PPF_REMOVAL_BITS)
 static DEFINE_PER_CPU(unsigned long [PPF_REMOVAL_BUCKETS], ppf_removals);
+static DEFINE_PER_CPU(unsigned long, ppf_removals_all);
 /* Moved at each start: what was remembered before is not current. */
 static atomic_long_t ppf_removal_starts;
 
@@ -66,6 +71,7 @@ static void ppf_probe_removal(void *data, struct folio *folio)
 
 	this_cpu_inc(ppf_removals[ppf_removal_bucket(ppf_removal_dev(host),
 						     host->i_ino)]);
+	this_cpu_inc(ppf_removals_all);
 }
 
 static void ppf_find_removal_tracepoint(struct tracepoint *tp, void *priv)
@@ -157,5 +163,22 @@ unsigned long ppf_page_cache_removals(dev_t dev, u64 ino)
 
 	for_each_possible_cpu(cpu)
 		n += READ_ONCE(per_cpu(ppf_removals, cpu)[b]);
+	return n;
+}
+
+/**
+ * ppf_page_cache_removals_all() - the removal count of every file together
+ *
+ * Return: the number of folios removed so far (while counting) from any
+ * page cache, plus one per start: while it has not moved, no file has lost
+ * a page.
+ */
+unsigned long ppf_page_cache_removals_all(void)
+{
+	unsigned long n = atomic_long_read(&ppf_removal_starts);
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		n += READ_ONCE(per_cpu(ppf_removals_all, cpu));
 	return n;
 }

@@ -288,6 +288,24 @@ found:
 }
 
 /**
+ * ppf_domains_restate() - have every model of the set name everything again
+ * @d: the set
+ *
+ * Each context's next event tells the worker its whole prediction again,
+ * not only what is news (ppf_model_restate()).  The caller holds
+ * ppf_worker_mutex.
+ */
+void ppf_domains_restate(struct ppf_domains *d)
+{
+	unsigned int i;
+
+	lockdep_assert_held(&ppf_worker_mutex);
+	for (i = 0; i < d->n; i++)
+		if (d->slot[i].model)
+			ppf_model_restate(d->slot[i].model);
+}
+
+/**
  * ppf_domains_stats() - what the set's models hold, summed
  * @d: the set
  * @st: the sum of the live models' statistics; max_nodes is the budget of

@@ -25,8 +25,10 @@
  *
  * EPCM names the same files event after event: when the open it expected
  * comes, the chain after it is the chain before it less its first file,
- * plus one more, each file expected at the same event as before.  A
- * prediction that expects a file at the very event the standing one
+ * plus one more, each file expected at the same event as before.  The
+ * model tells the worker only what is news (ppf_model_event_new()); a
+ * prediction it names again (a chain made afresh, the other files likely
+ * next) that expects a file at the very event the standing one
  * expects it (not reached yet, the file not opened since) adds nothing
  * while what was done for the standing one holds: the file is planned,
  * its readahead started, or it was found cached and no page has left the
@@ -39,7 +41,10 @@
  * A planned file that is opened before its readahead started is dropped
  * from the plan: the task reads it itself.  One still planned long after it
  * was expected (PPF_PLAN_LATE events) was a wrong prediction and is dropped
- * too; so is the least urgent one when the plan is full.
+ * too; so is the least urgent one when the plan is full.  A file dropped
+ * for want of room (the plan full, memory short) was predicted rightly for
+ * all we know: the worker then has the models name everything again
+ * (ppf_plan_take_dropped()), since a standing prediction is not news.
  *
  * Everything here runs in the worker under ppf_worker_mutex, but the timer.
  */
@@ -88,6 +93,8 @@ static struct kthread_work *ppf_pace_work;
  */
 static struct ppf_file *ppf_gone[PPF_PLAN_SLOTS];
 static unsigned int ppf_nr_gone;
+/* A file predicted was dropped for want of room (ppf_plan_take_dropped()). */
+static bool ppf_plan_dropped;
 
 static void ppf_plan_remove(unsigned int i)
 {
@@ -143,15 +150,36 @@ static void ppf_plan_later(unsigned int i)
 
 /*
  * Count and trace a prediction not acted on; hand a file that is gone to
- * the caller to forget.
+ * the caller to forget; note one dropped for want of room.
  */
 static void ppf_plan_skipped(struct ppf_file *f, u32 id, enum ppf_skip_reason why)
 {
 	ppf_stat_inc(skipped[why]);
 	trace_ppf_prefetch_skip(id, why);
+	if (why == PPF_SKIP_PLAN_FULL || why == PPF_SKIP_LOWMEM)
+		ppf_plan_dropped = true;
 	if (f && (why == PPF_SKIP_STALE || why == PPF_SKIP_UNMOUNTED) &&
 	    !WARN_ON_ONCE(ppf_nr_gone == ARRAY_SIZE(ppf_gone)))
 		ppf_gone[ppf_nr_gone++] = f;
+}
+
+/**
+ * ppf_plan_take_dropped() - was a predicted file dropped for want of room?
+ *
+ * The plan was full, or memory too short to read it, since the last call:
+ * the models told of it will not name it again while their prediction
+ * stands, so the caller has them name everything again
+ * (ppf_domains_restate()).  The caller holds ppf_worker_mutex.
+ *
+ * Return: true once for each time there was such a drop.
+ */
+bool ppf_plan_take_dropped(void)
+{
+	bool dropped = ppf_plan_dropped;
+
+	lockdep_assert_held(&ppf_worker_mutex);
+	ppf_plan_dropped = false;
+	return dropped;
 }
 
 /**
@@ -230,6 +258,7 @@ void ppf_plan(u32 id, const struct cred *cred, u64 seq, u16 lead, bool deep)
 			return;
 		}
 		ppf_stat_inc(skipped[PPF_SKIP_PLAN_FULL]);
+		ppf_plan_dropped = true;
 		ppf_plan_remove(ppf_nr_plans - 1);
 	}
 	p.cred = get_cred(cred);

@@ -373,6 +373,7 @@ struct ppf_domains *ppf_domains_create(const struct ppf_model_params *params,
 				       unsigned int max_domains, int *err);
 void ppf_domains_destroy(struct ppf_domains *d);
 struct ppf_model *ppf_domain_model(struct ppf_domains *d, u64 key);
+void ppf_domains_restate(struct ppf_domains *d);
 void ppf_domains_stats(const struct ppf_domains *d, struct ppf_model_stats *st,
 		       struct ppf_domain_stats *ds);
 
@@ -704,6 +705,7 @@ struct kthread_work;
 void ppf_plan(u32 id, const struct cred *cred, u64 seq, u16 lead, bool deep);
 void ppf_plan_opened(struct ppf_file *f);
 struct ppf_file *ppf_plan_take_gone(void);
+bool ppf_plan_take_dropped(void);
 void ppf_plan_forget_file(struct ppf_file *f);
 void ppf_plan_forget_all(void);
 u64 ppf_pace(u64 seq);

@@ -6,7 +6,15 @@
  *
  * One worker, a kernel thread of its own (a kthread_worker), drains the
  * queue in order.  For each open or exec it finds the file's entry, feeds
- * the model, and acts on each prediction (readahead.c).  The model and the
+ * the model, and acts on each prediction that is news
+ * (ppf_model_event_new(): EPCM's chain after an open it expected is the
+ * chain before, less the file opened, plus what it adds; only that is
+ * news, the rest stands in the plan already).  What the worker decided for
+ * a standing prediction holds while the file's pages stay cached and the
+ * plan keeps it: when anything has left the page cache since the last
+ * batch (ppf_page_cache_removals_all()), or the plan drops files for want
+ * of room or memory, the models are told to name everything again
+ * (ppf_domains_restate()), and each file is judged afresh.  The model and the
  * file table are changed only under ppf_worker_mutex, which the worker holds
  * per batch of events and sysctl holds to swap in a rebuilt model, so a model
  * can be replaced while events keep arriving: they wait in the queue.
@@ -32,6 +40,8 @@
 
 static struct ppf_domains *ppf_domains;	/* the models; under ppf_worker_mutex */
 static u64 ppf_seq;	/* opens and execs fed to the model; same lock */
+/* ppf_page_cache_removals_all() when the last batch began; same lock */
+static unsigned long ppf_removals_seen;
 static struct kthread_worker *ppf_worker;
 static struct ppf_event ppf_batch[PPF_BATCH];	/* the worker's only */
 static struct ppf_prediction ppf_predictions[PPF_MAX_PREDICTIONS];
@@ -68,8 +78,8 @@ static void ppf_worker_open(struct ppf_event *ev)
 		ppf_stat_inc(dropped[PPF_DROP_NO_MEMORY]);
 		return;
 	}
-	n = ppf_model_event(model, ev->ctx, ev->parent, id,
-			    ppf_predictions, ppf_lookahead(ppf_seq));
+	n = ppf_model_event_new(model, ev->ctx, ev->parent, id,
+				ppf_predictions, ppf_lookahead(ppf_seq));
 	ppf_history_add(&(struct ppf_history_rec){
 		.file = id, .ctx = ev->ctx, .parent = ev->parent,
 		.domain = ev->domain });
@@ -89,7 +99,8 @@ static void ppf_worker_open(struct ppf_event *ev)
 			trace_ppf_prefetch_skip(id, PPF_SKIP_OPENING);
 			continue;
 		}
-		ppf_plan(p->file, ev->cred, ppf_seq, p->lead, i >= PPF_SHALLOW);
+		ppf_plan(p->file, ev->cred, ppf_seq, p->lead,
+			 p->lead > PPF_SHALLOW);
 		ppf_forget_gone();
 	}
 	ppf_lookahead_event();
@@ -128,9 +139,27 @@ static void ppf_pace_pass(struct blk_plug *plug)
 	lockdep_assert_held(&ppf_worker_mutex);
 	delay = ppf_pace(ppf_seq);
 	ppf_forget_gone();
+	if (ppf_plan_take_dropped() && ppf_domains)
+		ppf_domains_restate(ppf_domains);
 	if (delay)
 		ppf_pace_later(delay);
 	ppf_finish_plug(plug);
+}
+
+/*
+ * A file found cached, its prediction standing, may have lost pages since:
+ * if anything left the page cache, have the models name everything again.
+ */
+static void ppf_restate_if_removed(void)
+{
+	unsigned long removals = ppf_page_cache_removals_all();
+
+	lockdep_assert_held(&ppf_worker_mutex);
+	if (removals == ppf_removals_seen)
+		return;
+	ppf_removals_seen = removals;
+	if (ppf_domains)
+		ppf_domains_restate(ppf_domains);
 }
 
 static void ppf_work_fn(struct kthread_work *work)
@@ -148,6 +177,7 @@ static void ppf_work_fn(struct kthread_work *work)
 		}
 
 		mutex_lock(&ppf_worker_mutex);
+		ppf_restate_if_removed();
 		blk_start_plug(&plug);
 		for (i = 0; i < n; i++) {
 			if (ppf_batch[i].kind == PPF_EV_READ)

@@ -12,7 +12,9 @@
  *
  * "ppf-bench one MODEL random|repetitive FILES EVENTS" runs one
  * configuration once, for valgrind: instruction and cache-miss counts are
- * the same on any machine however busy (make bench-instructions).
+ * the same on any machine however busy (make bench-instructions).  Both
+ * call the model as the kernel's worker does, ppf_model_event_new(): only
+ * what is news is written.
  *
  * Exit status: 0 done, 1 out of memory or a model not created, 2 a bad
  * command line.
@@ -149,7 +151,7 @@ static int run_one(int argc, char **argv)
 		return PPF_EXIT_FAIL;
 	}
 	for (i = 0; i < n; i++)
-		sink += ppf_model_event(m, 0, 0, ev[i], out, PPF_MAX_PREDICTIONS);
+		sink += ppf_model_event_new(m, 0, 0, ev[i], out, PPF_MAX_PREDICTIONS);
 	printf("%s %s %u files, %zu events, %llu predictions\n", argv[2], argv[3],
 	       files, n, (unsigned long long)sink);
 	ppf_model_destroy(m);
@@ -224,7 +226,7 @@ int main(int argc, char **argv)
 					if (pass == 2)
 						t0 = now_ns();
 					for (i = 0; i < n; i++)
-						sink += ppf_model_event(m, 0, 0, ev[i], out,
+						sink += ppf_model_event_new(m, 0, 0, ev[i], out,
 									PPF_MAX_PREDICTIONS);
 					if (pass == 2)
 						t1 = now_ns();

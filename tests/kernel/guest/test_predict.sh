@@ -74,15 +74,30 @@ check "all cached: predictions decided from what was found before" \
 	ge "$(stat_of skipped_cached_known)" $((known + 3))
 # Pages removed from another file (a scratch file truncated and deleted, as
 # workloads do with their temporary files) leave them known: removals are
-# counted per bucket of files (DOC: Removal hook).
+# counted per bucket of files (DOC: Removal hook).  The removal has the
+# model name its whole chain again (the worker's restate), and the files
+# it names are still not looked at: no decode, no readahead decision.
 dd if=/dev/zero of=scratch bs=4k count=8 2>/dev/null
 : > scratch
 rm scratch
-known=$(stat_of skipped_cached_known)
+T=/sys/kernel/tracing
+echo 1 > $T/events/predictive_prefetch/enable
+echo > $T/trace
 cat A B C D X > /dev/null
 settle 0
-check "all cached: another file's removed pages do not make them unknown" \
-	ge "$(stat_of skipped_cached_known)" $((known + 3))
+echo 0 > $T/events/predictive_prefetch/enable
+trace=$(grep -v "^#" $T/trace)
+ids=$(for f in B C D; do
+	echo "$trace" | grep -o "ppf_event: dev=[0-9:]* ino=$(stat -c %i $f) id=[0-9]*" |
+		head -1 | sed 's/.*id=//'
+done | tr '\n' '|')
+ids=${ids%|}
+premise "all cached: the trace names B's, C's and D's ids" \
+	eval 'echo "$ids" | grep -Eq "^[0-9]+[|][0-9]+[|][0-9]+$"'
+premise "all cached: the removal had the model name B, C and D again" \
+	test "$(echo "$trace" | grep -Ec "ppf_prediction: after=[0-9]* id=($ids) ")" -ge 3
+check "all cached: another file's removed pages do not make them looked at" \
+	eval '! echo "$trace" | grep -Eq "ppf_(prefetch: .* id=($ids) |prefetch_skip: id=($ids) reason=cached)"'
 /ppf/resident --evict "@$held_C"
 check "C alone evicted" eq "$(resident_kb C)$(resident_kb B)" 0256
 cat A > /dev/null
