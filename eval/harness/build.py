@@ -36,6 +36,13 @@ def ensure_packages(extra: Sequence[str] = ()) -> None:
     kernel.ensure_packages([*PACKAGES, *extra])
 
 
+def build_replay() -> Path:
+    """ppf-replay, static, built from this checkout (make: only if changed)."""
+    log("building ppf-replay (static)")
+    sh(["make", "-s", "-C", TOP / "userspace" / "trace-replay", "replay"])
+    return REPLAY
+
+
 class Built:
     """Paths of everything a VM needs, built once per process."""
 
@@ -46,9 +53,7 @@ class Built:
         self.kdir = kernel.build_kernel(BASE)
         log(f"building the module against {self.kdir}")
         self.ko = kernel.build_module(self.kdir, CACHE)
-        log("building ppf-replay (static)")
-        sh(["make", "-s", "-C", TOP / "userspace" / "trace-replay", "replay"])
-        self.replay = REPLAY
+        self.replay = build_replay()
         self.helpers = self._helpers()
         self.initrd = self._initramfs(fio)
         self.seconds = time.monotonic() - t0

@@ -950,6 +950,7 @@ def main(name: str, profile_name: str, rate: Optional[str] = None,
     profile = PROFILES[profile_name]
     exp = experiment or f"{name}-{profile_name.replace('-', '')}"
     w = measured_workload(name, exp)
+    build.build_replay()  # the image's tree is ppf-replay build-tree's
     img, img_mb, info = real_image(w)
     out = runner.RESULTS / (f"realcheck-{name}-{profile_name}"
                             + (f"-spin{rate}" if rate is not None else ""))
