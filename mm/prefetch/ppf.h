@@ -229,6 +229,9 @@ extern struct mutex ppf_config_mutex;
  *	very event a standing prediction expects them at, while what was done
  *	for that one holds: nothing to do (pacing.c)
  * @decodes: file handles decoded to start readahead (readahead.c)
+ * @restates: times the worker had the models name everything again: a
+ *	page left a page cache, or the plan dropped a predicted file for
+ *	room (worker.c)
  * @hook_open_ns: time spent in ppf_event_open(), if measured
  * @hook_read_ns: time spent in ppf_event_read(), if measured
  * @dropped: events not used, by &enum ppf_drop_reason
@@ -268,6 +271,7 @@ struct ppf_stats {
 	u64 lookups_spared;
 	u64 predictions_repeated;
 	u64 decodes;
+	u64 restates;
 	u64 hook_open_ns;
 	u64 hook_read_ns;
 	u64 dropped[PPF_DROP_NR];

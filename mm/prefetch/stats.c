@@ -101,6 +101,7 @@ static int ppf_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "lookups_spared %llu\n", s.lookups_spared);
 	seq_printf(m, "predictions_repeated %llu\n", s.predictions_repeated);
 	seq_printf(m, "decodes %llu\n", s.decodes);
+	seq_printf(m, "restates %llu\n", s.restates);
 	if (static_branch_unlikely(&ppf_measure_hooks)) {
 		seq_printf(m, "hook_open_ns %llu\n", s.hook_open_ns);
 		seq_printf(m, "hook_read_ns %llu\n", s.hook_read_ns);

@@ -128,22 +128,14 @@ static void ppf_finish_plug(struct blk_plug *plug)
 	ppf_stat_add(worker_readahead_ns, local_clock() - start);
 }
 
-/*
- * A pacing pass, then the files it found gone forgotten (forget.c), the
- * timer armed for the next pass, and the plug's I/O submitted.
- */
-static void ppf_pace_pass(struct blk_plug *plug)
+/* Have the models name everything again at each context's next event. */
+static void ppf_restate(void)
 {
-	u64 delay;
-
 	lockdep_assert_held(&ppf_worker_mutex);
-	delay = ppf_pace(ppf_seq);
-	ppf_forget_gone();
-	if (ppf_plan_take_dropped() && ppf_domains)
-		ppf_domains_restate(ppf_domains);
-	if (delay)
-		ppf_pace_later(delay);
-	ppf_finish_plug(plug);
+	if (!ppf_domains)
+		return;
+	ppf_domains_restate(ppf_domains);
+	ppf_stat_inc(restates);
 }
 
 /*
@@ -158,8 +150,25 @@ static void ppf_restate_if_removed(void)
 	if (removals == ppf_removals_seen)
 		return;
 	ppf_removals_seen = removals;
-	if (ppf_domains)
-		ppf_domains_restate(ppf_domains);
+	ppf_restate();
+}
+
+/*
+ * A pacing pass, then the files it found gone forgotten (forget.c), the
+ * timer armed for the next pass, and the plug's I/O submitted.
+ */
+static void ppf_pace_pass(struct blk_plug *plug)
+{
+	u64 delay;
+
+	lockdep_assert_held(&ppf_worker_mutex);
+	delay = ppf_pace(ppf_seq);
+	ppf_forget_gone();
+	if (ppf_plan_take_dropped())
+		ppf_restate();
+	if (delay)
+		ppf_pace_later(delay);
+	ppf_finish_plug(plug);
 }
 
 static void ppf_work_fn(struct kthread_work *work)

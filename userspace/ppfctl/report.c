@@ -157,6 +157,10 @@ static void ppf_status_words(FILE *out, const struct ppf_sample *s)
 		fprintf(out, "; %.0f a second over the last %.1f s",
 			ppf_events_rate(s), s->seconds);
 	fputc('\n', out);
+	fprintf(out, "predictions: %" PRIu64 " news (%" PRIu64 " of them for an event a standing one already expects); everything named again %" PRIu64 " times\n",
+		ppf_counter(cs, "predictions"),
+		ppf_counter(cs, "predictions_repeated"),
+		ppf_counter(cs, "restates"));
 	fprintf(out, "prefetches: %" PRIu64 " issued at io_class %s, %" PRIu64 " pages read ahead (%" PRIu64 " pages of predicted files were cached already)\n",
 		ppf_counter(cs, "prefetch_issued"), io_class,
 		ppf_counter(cs, "pages_requested"), ppf_counter(cs, "pages_cached"));

@@ -6,7 +6,7 @@
 # a module that is not loaded (a clear message, exit 1).
 . /ppf/guest/lib.sh
 
-plan 45
+plan 46
 CTL=/ppf/ppfctl
 
 run $CTL status
@@ -88,6 +88,8 @@ run $CTL status -i 0
 issued=$(stat_of prefetch_issued)
 echo "$out"
 check "status: prefetches issued as the kernel counts them" has "$out" "^prefetches: $issued issued"
+check "status: predictions, repeats and restates as the kernel counts them" has "$out" \
+	"^predictions: $(stat_of predictions) news ($(stat_of predictions_repeated) of them for an event a standing one already expects); everything named again $(stat_of restates) times$"
 check "status: used and wasted" has "$out" "$(stat_of prefetch_useful) used, $(stat_of prefetch_wasted) wasted"
 check "status: memory against the budget" has "$out" "^memory: .* of patterns in .* allocated (budget .*, .* % of it used)"
 if [ "$(stat_of meta_learned)" -gt 0 ] || [ "$(stat_of lookups)" -gt 0 ]; then
