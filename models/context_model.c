@@ -84,6 +84,14 @@ struct ppf_walks {
 /* The arrays of a walk: node, root, start. */
 #define PPF_WALK_WORDS		3
 
+/* Point @ws's arrays at the start of its memory, @room entries each. */
+static void ppf_walks_rewind(struct ppf_walks *ws, size_t room)
+{
+	ws->node = ws->mem;
+	ws->root = ws->mem + room;
+	ws->start = ws->mem + 2 * room;
+}
+
 /**
  * struct ppf_context_model - a PCM or EPCM model
  * @base: common part
@@ -270,9 +278,7 @@ static void ppf_cm_learn(struct ppf_context_model *cm, struct ppf_walks *ws,
 		memmove(ws->mem, ws->node, ws->n * sizeof(u32));
 		memmove(ws->mem + room, ws->root, ws->n * sizeof(u32));
 		memmove(ws->mem + 2 * room, ws->start, ws->n * sizeof(u32));
-		ws->node = ws->mem;
-		ws->root = ws->mem + room;
-		ws->start = ws->mem + 2 * room;
+		ppf_walks_rewind(ws, room);
 	}
 	ws->node[ws->n] = root;
 	ws->root[ws->n] = root;
@@ -362,6 +368,8 @@ static inline void ppf_filter_set(u64 *filter, u32 file)
  * traces, docs/models.md).
  */
 #define PPF_CHAIN_KEEP		16
+/* Room for a slot's chain: a whole chain, twice over (its window moves). */
+#define PPF_CHAIN_ROOM(max_predictions)	(2 * (size_t)(max_predictions))
 
 /**
  * struct ppf_chain - the files EPCM's chain named at a context's last event
@@ -671,9 +679,7 @@ static void ppf_cm_context_start(struct ppf_model *model, u32 slot,
 			       NULL : &cm->chains[parent]);
 	ws->n = 0;
 	ws->follows = 0;
-	ws->node = ws->mem;
-	ws->root = ws->mem + room;
-	ws->start = ws->mem + 2 * room;
+	ppf_walks_rewind(ws, room);
 	if (parent == PPF_CTX_NONE)
 		return;
 	from = &cm->slots[parent];
@@ -715,7 +721,8 @@ static u64 ppf_cm_chain_bytes(const struct ppf_model_params *params)
 		return 0;
 	return (u64)params->max_contexts *
 	       (sizeof(struct ppf_chain) +
-		2 * (u64)params->max_predictions * sizeof(struct ppf_prediction));
+		PPF_CHAIN_ROOM(params->max_predictions) *
+		sizeof(struct ppf_prediction));
 }
 
 static void ppf_cm_stats(const struct ppf_model *model,
@@ -850,12 +857,10 @@ struct ppf_model *ppf_context_model_create(const struct ppf_model_params *params
 		struct ppf_walks *ws = &cm->slots[s];
 
 		ws->mem = cm->walk_store + (size_t)s * per_slot * PPF_WALK_WORDS;
-		ws->node = ws->mem;
-		ws->root = ws->mem + per_slot;
-		ws->start = ws->mem + 2 * per_slot;
+		ppf_walks_rewind(ws, per_slot);
 	}
 	if (cm->extended) {
-		size_t room = 2 * (size_t)params->max_predictions;
+		size_t room = PPF_CHAIN_ROOM(params->max_predictions);
 
 		cm->chains = ppf_zalloc((size_t)cm->nslots * sizeof(*cm->chains));
 		cm->chain_store = ppf_zalloc((size_t)cm->nslots * room *
