@@ -45,10 +45,24 @@ unsigned long ppf_page_cache_removals_all(void);
 unsigned long ppf_page_cache_removals_of(struct address_space *mapping);
 unsigned int ppf_meta_take(struct block_device *bdev, sector_t *sector);
 
+/**
+ * enum ppf_read_kind - how a task came to use pages of a file
+ * @PPF_READ_ASKED: it asked for them (read(2) and the like), or, on a kernel
+ *	without the read tracepoints, brought them into the page cache
+ * @PPF_READ_FAULT: it faulted one through a mapping
+ * @PPF_READ_AROUND: fault-around mapped them, cached, around a fault: the
+ *	whole window is reported, whether the task uses the pages or not
+ */
+enum ppf_read_kind {
+	PPF_READ_ASKED,
+	PPF_READ_FAULT,
+	PPF_READ_AROUND,
+};
+
 /* Provided by mm/prefetch/, called by the hooks in the task's context. */
 void ppf_event_open(struct ppf_sb *s, struct dentry *dentry, bool exec);
 void ppf_event_read(struct ppf_sb *s, struct inode *inode, pgoff_t first,
-		    pgoff_t last);
+		    pgoff_t last, enum ppf_read_kind kind);
 void ppf_event_create(struct ppf_sb *s, struct inode *inode);
 
 #endif /* PPF_HOOKS_H */

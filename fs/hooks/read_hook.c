@@ -48,7 +48,7 @@ static struct tracepoint *ppf_tp_fault;
 static struct tracepoint *ppf_tp_add_page;	/* the fallback */
 
 static void ppf_read_range(struct address_space *mapping, pgoff_t first,
-			   pgoff_t last)
+			   pgoff_t last, enum ppf_read_kind kind)
 {
 	struct inode *inode = mapping->host;
 	struct super_block *sb;
@@ -60,7 +60,7 @@ static void ppf_read_range(struct address_space *mapping, pgoff_t first,
 	rcu_read_lock();
 	s = ppf_sb_lookup_rcu(sb);
 	if (s)
-		ppf_event_read(s, inode, first, last);
+		ppf_event_read(s, inode, first, last, kind);
 	rcu_read_unlock();
 	if (!s && ppf_sb_qualifies(sb))
 		ppf_sb_discover(sb);
@@ -69,19 +69,19 @@ static void ppf_read_range(struct address_space *mapping, pgoff_t first,
 static void ppf_probe_get_pages(void *data, struct address_space *mapping,
 				pgoff_t index, pgoff_t last_index)
 {
-	ppf_read_range(mapping, index, last_index);
+	ppf_read_range(mapping, index, last_index, PPF_READ_ASKED);
 }
 
 static void ppf_probe_map_pages(void *data, struct address_space *mapping,
 				pgoff_t index, pgoff_t last_index)
 {
-	ppf_read_range(mapping, index, last_index);
+	ppf_read_range(mapping, index, last_index, PPF_READ_AROUND);
 }
 
 static void ppf_probe_fault(void *data, struct address_space *mapping,
 			    pgoff_t index)
 {
-	ppf_read_range(mapping, index, index);
+	ppf_read_range(mapping, index, index, PPF_READ_FAULT);
 }
 
 static void ppf_probe_add_page(void *data, struct folio *folio)
@@ -89,7 +89,7 @@ static void ppf_probe_add_page(void *data, struct folio *folio)
 	if (current->flags & PF_KTHREAD)
 		return;
 	ppf_read_range(folio->mapping, folio->index,
-		       folio->index + folio_nr_pages(folio) - 1);
+		       folio->index + folio_nr_pages(folio) - 1, PPF_READ_ASKED);
 }
 
 /* A file system a path is on, watched if it qualifies. */

@@ -79,10 +79,15 @@ unsigned int ppf_files_count(void)
  */
 void ppf_files_forget(struct ppf_file *f)
 {
+	struct ppf_page_map *map;
+
 	lockdep_assert_held(&ppf_worker_mutex);
 	spin_lock(&f->lock);
 	f->dead = true;
+	map = f->page_map;	/* no hook touches it once @dead is set */
+	f->page_map = NULL;
 	spin_unlock(&f->lock);
+	ppf_page_map_free(map);
 	hlist_del_rcu(&f->key_node);
 	hlist_del(&f->id_node);
 	list_del(&f->lru);
@@ -235,13 +240,99 @@ struct ppf_file *ppf_files_find_id(u32 id)
  * @f: the entry
  * @first: first page
  * @last: last page
+ * @kind: how the task used them
+ *
+ * The use's span and segments take every kind; its page map, if it has
+ * one, the pages asked for and faulted, not those mapped around a fault
+ * (DOC: Page maps).
  */
-void ppf_file_apply_read(struct ppf_file *f, pgoff_t first, pgoff_t last)
+void ppf_file_apply_read(struct ppf_file *f, pgoff_t first, pgoff_t last,
+			 enum ppf_read_kind kind)
 {
 	spin_lock(&f->lock);
-	if (!f->dead)
+	if (!f->dead) {
 		ppf_uses_read(&f->uses, first, last);
+		if (kind == PPF_READ_FAULT)
+			WRITE_ONCE(f->mapped, true);
+		if (f->page_map && kind != PPF_READ_AROUND)
+			ppf_page_map_read(f->page_map, first, last);
+	}
 	spin_unlock(&f->lock);
+}
+
+/* A page map is for a file larger than this: below, two segments serve. */
+#define PPF_PAGE_MAP_MIN_PAGES	(2 * PPF_SEG_PAGES)
+
+/**
+ * ppf_file_map_pages() - give a mapped file a page map, if it has none
+ * @f: the entry, just opened
+ * @pages: its size in pages at that open
+ *
+ * For a file a use of which went through a mapping and that is larger than
+ * two segments (DOC: Page maps).  The caller holds ppf_worker_mutex.
+ */
+void ppf_file_map_pages(struct ppf_file *f, pgoff_t pages)
+{
+	struct ppf_page_map *m;
+
+	lockdep_assert_held(&ppf_worker_mutex);
+	if (f->page_map || !READ_ONCE(f->mapped) ||
+	    pages <= PPF_PAGE_MAP_MIN_PAGES)
+		return;
+	m = ppf_page_map_alloc(pages);
+	if (!m)
+		return;
+	spin_lock(&f->lock);
+	f->page_map = m;
+	spin_unlock(&f->lock);
+}
+
+/**
+ * ppf_file_page_span() - the pages a file's page map expects its next use at
+ * @f: the entry
+ * @first: set to the first of them
+ * @last: set to the last of them
+ *
+ * The caller holds ppf_worker_mutex (no one frees the map meanwhile).
+ *
+ * Return: false if it has no page map, or one that has not seen a whole use.
+ */
+bool ppf_file_page_span(struct ppf_file *f, pgoff_t *first, pgoff_t *last)
+{
+	bool known;
+
+	lockdep_assert_held(&ppf_worker_mutex);
+	if (!f->page_map)
+		return false;
+	spin_lock(&f->lock);
+	known = ppf_page_map_span(f->page_map, first, last);
+	spin_unlock(&f->lock);
+	return known;
+}
+
+/**
+ * ppf_file_page_run() - the next run of pages a file's page map expects
+ * @f: the entry, with a page map (ppf_file_page_span())
+ * @from: the first page to look at
+ * @max: the most pages the run may have
+ * @first: set to its first page
+ *
+ * The caller holds ppf_worker_mutex.
+ *
+ * Return: its pages (0: none left).
+ */
+unsigned long ppf_file_page_run(struct ppf_file *f, pgoff_t from,
+				unsigned long max, pgoff_t *first)
+{
+	unsigned long nr;
+
+	lockdep_assert_held(&ppf_worker_mutex);
+	if (!f->page_map)
+		return 0;
+	spin_lock(&f->lock);
+	nr = ppf_page_map_run(f->page_map, from, max, first);
+	spin_unlock(&f->lock);
+	return nr;
 }
 
 /**
@@ -250,19 +341,20 @@ void ppf_file_apply_read(struct ppf_file *f, pgoff_t first, pgoff_t last)
  * @inode: the file
  * @first: first page read
  * @last: last page read
+ * @kind: how the task used them
  *
  * Called under rcu_read_lock() in the reading task's context.
  *
  * Return: false if the file is not in the table (yet).
  */
 bool ppf_files_note_read(struct ppf_sb *s, struct inode *inode,
-			 pgoff_t first, pgoff_t last)
+			 pgoff_t first, pgoff_t last, enum ppf_read_kind kind)
 {
 	struct ppf_file *f = ppf_files_lookup(s, inode->i_ino);
 
 	if (!f || f->gen != inode->i_generation)
 		return false;
-	ppf_file_apply_read(f, first, last);
+	ppf_file_apply_read(f, first, last, kind);
 	return true;
 }
 
@@ -299,8 +391,11 @@ bool ppf_files_note_open(struct ppf_sb *s, struct inode *inode)
 void ppf_file_opened(struct ppf_file *f)
 {
 	spin_lock(&f->lock);
-	if (!f->dead)
+	if (!f->dead) {
 		ppf_uses_open(&f->uses);
+		if (f->page_map)
+			ppf_page_map_open(f->page_map);
+	}
 	spin_unlock(&f->lock);
 }
 

@@ -189,6 +189,7 @@ static void __ppf_event_open(struct ppf_sb *s, struct dentry *dentry,
 	ev.gen = inode->i_generation;
 	ev.first = 0;
 	ev.last = 0;
+	ev.pages = DIV_ROUND_UP(i_size_read(inode), PAGE_SIZE);
 	ppf_sb_get(s);
 	ev.sb = s;
 	ev.cred = get_current_cred();
@@ -198,14 +199,15 @@ static void __ppf_event_open(struct ppf_sb *s, struct dentry *dentry,
 }
 
 static void __ppf_event_read(struct ppf_sb *s, struct inode *inode,
-			     pgoff_t first, pgoff_t last)
+			     pgoff_t first, pgoff_t last,
+			     enum ppf_read_kind kind)
 {
 	struct ppf_event ev;
 
 	if (!READ_ONCE(ppf_config.enabled) || ppf_payoff_paused(inode->i_sb))
 		return;
 	ppf_stat_inc(events_read);
-	if (ppf_files_note_read(s, inode, first, last) ||
+	if (ppf_files_note_read(s, inode, first, last, kind) ||
 	    ppf_born_recently(s, inode->i_ino))
 		return;
 	/* Not in the table yet: its open may still be queued. */
@@ -215,6 +217,7 @@ static void __ppf_event_read(struct ppf_sb *s, struct inode *inode,
 	ev.gen = inode->i_generation;
 	ev.first = first;
 	ev.last = last;
+	ev.read_kind = kind;
 	ppf_sb_get(s);
 	ev.sb = s;
 	ppf_queue(&ev);
@@ -254,21 +257,22 @@ void ppf_event_open(struct ppf_sb *s, struct dentry *dentry, bool exec)
  * @inode: the file
  * @first: first page
  * @last: last page
+ * @kind: how the task used them
  *
  * Called by the read hook under rcu_read_lock() in the reading task's
  * context; never sleeps.
  */
 void ppf_event_read(struct ppf_sb *s, struct inode *inode, pgoff_t first,
-		    pgoff_t last)
+		    pgoff_t last, enum ppf_read_kind kind)
 {
 	u64 start;
 
 	if (!static_branch_unlikely(&ppf_measure_hooks)) {
-		__ppf_event_read(s, inode, first, last);
+		__ppf_event_read(s, inode, first, last, kind);
 		return;
 	}
 	start = local_clock();
-	__ppf_event_read(s, inode, first, last);
+	__ppf_event_read(s, inode, first, last, kind);
 	ppf_stat_add(hook_read_ns, local_clock() - start);
 }
 

@@ -66,12 +66,15 @@
  * @id: its id in the file table
  * @due: the event number at which it is expected
  * @deep: planned from past the shallow lookahead (lookahead.c)
+ * @own: planned at its own open (ppf_plan_own()): its readahead is for that
+ *	open, not a prediction of the next one
  * @next: where its next chunk starts; 0 before the first one
  * @cred: credentials of the task whose open predicted it, with a reference
  */
 struct ppf_plan {
 	u32 id;
 	bool deep;
+	bool own;
 	u64 due;
 	pgoff_t next;
 	const struct cred *cred;
@@ -214,6 +217,29 @@ static bool ppf_plan_repeated(struct ppf_file *f, u64 due)
 	return false;
 }
 
+/*
+ * Put @f, not planned, in the plan as @p, making room by dropping the least
+ * urgent file if the plan is full and @p is more urgent.  False if it did
+ * not go in.
+ */
+static bool ppf_plan_new(struct ppf_file *f, struct ppf_plan *p,
+			 const struct cred *cred)
+{
+	if (ppf_nr_plans == PPF_PLAN_SLOTS) {
+		if (ppf_plans[ppf_nr_plans - 1].due <= p->due) {
+			ppf_plan_skipped(f, f->id, PPF_SKIP_PLAN_FULL);
+			return false;
+		}
+		ppf_stat_inc(skipped[PPF_SKIP_PLAN_FULL]);
+		ppf_plan_dropped = true;
+		ppf_plan_remove(ppf_nr_plans - 1);
+	}
+	p->cred = get_cred(cred);
+	f->prefetch.planned = true;
+	ppf_plan_insert(p);
+	return true;
+}
+
 /**
  * ppf_plan() - plan the readahead of a predicted file
  * @id: the predicted file's id
@@ -252,20 +278,35 @@ void ppf_plan(u32 id, const struct cred *cred, u64 seq, u16 lead, bool deep)
 		ppf_plan_insert(&p);
 		return;
 	}
-	if (ppf_nr_plans == PPF_PLAN_SLOTS) {
-		if (ppf_plans[ppf_nr_plans - 1].due <= p.due) {
-			ppf_plan_skipped(f, id, PPF_SKIP_PLAN_FULL);
-			return;
-		}
-		ppf_stat_inc(skipped[PPF_SKIP_PLAN_FULL]);
-		ppf_plan_dropped = true;
-		ppf_plan_remove(ppf_nr_plans - 1);
-	}
-	p.cred = get_cred(cred);
-	f->prefetch.planned = true;
-	ppf_plan_insert(&p);
-	if (READ_ONCE(ppf_config.metadata))
+	if (ppf_plan_new(f, &p, cred) && READ_ONCE(ppf_config.metadata))
 		ppf_prefetch_meta(f, seq);
+}
+
+/**
+ * ppf_plan_own() - plan a mapped file's own pages at its open
+ * @f: the file, just opened, with a page map that knows a use (DOC: Page maps)
+ * @cred: credentials of the task that opened it
+ * @seq: the event number of that open
+ *
+ * Due at once, ahead of every prediction.  Its readahead is not recorded
+ * as pending an open (inflight.c): the open it is for has come.  A file
+ * whose readahead a prediction started is left to it.  The caller holds
+ * ppf_worker_mutex.
+ */
+void ppf_plan_own(struct ppf_file *f, const struct cred *cred, u64 seq)
+{
+	enum ppf_skip_reason why = PPF_SKIP_UNKNOWN;
+	struct ppf_plan p = { .id = f->id, .own = true, .due = seq };
+
+	lockdep_assert_held(&ppf_worker_mutex);
+	if (f->prefetch.planned)
+		return;
+	if (!ppf_prefetch_wanted(f, seq, &why)) {
+		ppf_plan_skipped(f, f->id, why);
+		return;
+	}
+	if (ppf_plan_new(f, &p, cred))
+		ppf_stat_inc(opened_planned);
 }
 
 /**
@@ -318,7 +359,7 @@ u64 ppf_pace(u64 seq)
 			ppf_plan_remove(0);
 			continue;
 		}
-		if (ppf_prefetch(&ps, f, p->cred, seq, &p->next, &why)) {
+		if (ppf_prefetch(&ps, f, p->cred, seq, p->own, &p->next, &why)) {
 			if (p->deep)
 				ppf_lookahead_paid();
 			p->deep = false;	/* counted once, at its first chunk */

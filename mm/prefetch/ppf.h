@@ -232,6 +232,10 @@ extern struct mutex ppf_config_mutex;
  * @restates: times the worker had the models name everything again: a
  *	page left a page cache, or the plan dropped a predicted file for
  *	room (worker.c)
+ * @page_maps: page maps made for mapped files (page_map.c)
+ * @page_map_runs: runs of pages read ahead from a page map (readahead.c)
+ * @opened_planned: mapped files planned at their own open, their learned
+ *	pages read as a batch (worker.c)
  * @hook_open_ns: time spent in ppf_event_open(), if measured
  * @hook_read_ns: time spent in ppf_event_read(), if measured
  * @dropped: events not used, by &enum ppf_drop_reason
@@ -272,6 +276,9 @@ struct ppf_stats {
 	u64 predictions_repeated;
 	u64 decodes;
 	u64 restates;
+	u64 page_maps;
+	u64 page_map_runs;
+	u64 opened_planned;
 	u64 hook_open_ns;
 	u64 hook_read_ns;
 	u64 dropped[PPF_DROP_NR];
@@ -303,6 +310,8 @@ enum ppf_event_kind {
  * @gen: inode generation
  * @first: first page read (read)
  * @last: last page read (read)
+ * @read_kind: how the task used them (read; &enum ppf_read_kind)
+ * @pages: the file's size in pages when it was opened (open, exec)
  * @cred: credentials of the task that opened the file, with a reference
  *	(open, exec)
  * @ctx: the model context the event belongs to (open, exec; context.c)
@@ -327,6 +336,8 @@ struct ppf_event {
 	u32 gen;
 	pgoff_t first;
 	pgoff_t last;
+	u8 read_kind;
+	pgoff_t pages;
 	const struct cred *cred;
 	u32 ctx;
 	u32 parent;
@@ -464,6 +475,18 @@ struct ppf_uses {
 	u8 past;
 };
 
+/* page_map.c: the bits under the file's lock (DOC: Page maps) */
+struct ppf_page_map;
+struct ppf_page_map *ppf_page_map_alloc(pgoff_t pages);
+void ppf_page_map_free(struct ppf_page_map *m);
+unsigned long ppf_page_maps_bytes_used(void);
+void ppf_page_map_read(struct ppf_page_map *m, pgoff_t first, pgoff_t last);
+void ppf_page_map_open(struct ppf_page_map *m);
+bool ppf_page_map_span(const struct ppf_page_map *m, pgoff_t *first,
+		       pgoff_t *last);
+unsigned long ppf_page_map_run(const struct ppf_page_map *m, pgoff_t from,
+			       unsigned long max, pgoff_t *first);
+
 /* use.c: under the file's lock */
 void ppf_uses_init(struct ppf_uses *u);
 void ppf_uses_read(struct ppf_uses *u, pgoff_t first, pgoff_t last);
@@ -488,6 +511,9 @@ void ppf_uses_restore(struct ppf_uses *u, const struct ppf_use *use);
  * @fh: file handle, with its directory's if @name is set
  * @name: its name in that directory (NULL: not known), see DOC: Metadata
  * @uses: what its uses read (use.c)
+ * @mapped: a use of it went through a mapping (a fault was seen)
+ * @page_map: the pages its uses asked for, if it was mapped (page_map.c;
+ *	set and freed by the worker under @lock)
  * @prefetch: what readahead.c knows of it
  * @save_index: its index in a state being saved (state.c; worker mutex)
  * @nr_meta: how many of @meta are set
@@ -512,6 +538,8 @@ struct ppf_file {
 	u32 fh[PPF_FH_WORDS];
 	struct ppf_name *name;
 	struct ppf_uses uses;
+	bool mapped;
+	struct ppf_page_map *page_map;
 	struct ppf_prefetch_state prefetch;
 	u32 save_index;
 	unsigned int nr_meta;
@@ -532,8 +560,13 @@ struct ppf_file *ppf_files_oldest(void);
 void ppf_files_forget(struct ppf_file *f);
 unsigned int ppf_files_count(void);
 bool ppf_files_note_read(struct ppf_sb *sb, struct inode *inode,
-			 pgoff_t first, pgoff_t last);
-void ppf_file_apply_read(struct ppf_file *f, pgoff_t first, pgoff_t last);
+			 pgoff_t first, pgoff_t last, enum ppf_read_kind kind);
+void ppf_file_apply_read(struct ppf_file *f, pgoff_t first, pgoff_t last,
+			 enum ppf_read_kind kind);
+void ppf_file_map_pages(struct ppf_file *f, pgoff_t pages);
+bool ppf_file_page_span(struct ppf_file *f, pgoff_t *first, pgoff_t *last);
+unsigned long ppf_file_page_run(struct ppf_file *f, pgoff_t from,
+				unsigned long max, pgoff_t *first);
 void ppf_file_opened(struct ppf_file *f);
 bool ppf_files_note_open(struct ppf_sb *s, struct inode *inode);
 bool ppf_file_expected_use(struct ppf_file *f, pgoff_t *first,
@@ -692,7 +725,7 @@ struct ppf_session {
 void ppf_prefetch_begin(struct ppf_session *ps);
 void ppf_prefetch_end(struct ppf_session *ps);
 bool ppf_prefetch(struct ppf_session *ps, struct ppf_file *f,
-		  const struct cred *cred, u64 seq,
+		  const struct cred *cred, u64 seq, bool own,
 		  pgoff_t *next, enum ppf_skip_reason *why);
 bool ppf_prefetch_still_cached(struct ppf_file *f);
 bool ppf_prefetch_memory_low(void);
@@ -708,6 +741,7 @@ struct kthread_worker;
 struct kthread_work;
 void ppf_plan(u32 id, const struct cred *cred, u64 seq, u16 lead, bool deep);
 void ppf_plan_opened(struct ppf_file *f);
+void ppf_plan_own(struct ppf_file *f, const struct cred *cred, u64 seq);
 struct ppf_file *ppf_plan_take_gone(void);
 bool ppf_plan_take_dropped(void);
 void ppf_plan_forget_file(struct ppf_file *f);

@@ -123,8 +123,10 @@ static unsigned long ppf_pages_cached(struct address_space *mapping,
 
 /*
  * The pages wanted: those the next use is expected to read, or the start of
- * the file; capped.  *@map says which segments of them to read (all for the
- * start).
+ * the file.  From a page map (DOC: Page maps), *@map is 0 and the span is
+ * not capped: the map's runs say what to read, and they are what the use
+ * asked for.  Otherwise capped, and *@map says which segments of the span
+ * to read (all for the start).
  */
 static unsigned long ppf_wanted_range(struct ppf_file *f, pgoff_t *first,
 				      u64 *map)
@@ -132,6 +134,10 @@ static unsigned long ppf_wanted_range(struct ppf_file *f, pgoff_t *first,
 	unsigned long max = READ_ONCE(ppf_config.max_prefetch_kb) >> (PAGE_SHIFT - 10);
 	pgoff_t last;
 
+	if (ppf_file_page_span(f, first, &last)) {
+		*map = 0;
+		return last - *first + 1;
+	}
 	if (!ppf_file_expected_use(f, first, &last, map)) {
 		*first = 0;
 		last = (READ_ONCE(ppf_config.default_prefetch_kb) >> (PAGE_SHIFT - 10)) - 1;
@@ -227,6 +233,36 @@ static unsigned long ppf_next_chunk(struct address_space *mapping,
 	return 0;
 }
 
+/*
+ * ppf_next_chunk() for a file read from its page map: the next run of the
+ * pages its uses asked for, from *@next on, up to @end, that is not all
+ * cached.
+ */
+static unsigned long ppf_next_run(struct address_space *mapping,
+				  struct ppf_file *f, pgoff_t start,
+				  pgoff_t end, pgoff_t next, pgoff_t *first,
+				  unsigned long *cached)
+{
+	unsigned long chunk;
+	bool reading;
+
+	if (next > start)
+		start = next;
+	while (start < end &&
+	       (chunk = ppf_file_page_run(f, start, PPF_CHUNK_PAGES, first))) {
+		if (*first >= end)
+			return 0;
+		chunk = min_t(unsigned long, chunk, end - *first);
+		*cached = ppf_pages_cached(mapping, *first, chunk, &reading);
+		if (*cached < chunk)
+			return chunk;
+		ppf_stat_add(pages_cached, chunk);
+		start = *first + chunk;
+		cond_resched();
+	}
+	return 0;
+}
+
 /* Let go of a held file and its file system; the slot is free after. */
 static void ppf_held_let_go(struct ppf_held_file *h)
 {
@@ -316,8 +352,8 @@ fail:
  * 0 when nothing is left.
  */
 static bool ppf_prefetch_file(struct ppf_session *ps, struct ppf_file *f,
-			      const struct cred *cred, u64 seq, pgoff_t *next,
-			      enum ppf_skip_reason *why)
+			      const struct cred *cred, u64 seq, bool own,
+			      pgoff_t *next, enum ppf_skip_reason *why)
 {
 	struct ppf_prefetch_state *st = &f->prefetch;
 	bool fresh = !*next;
@@ -345,7 +381,12 @@ static bool ppf_prefetch_file(struct ppf_session *ps, struct ppf_file *f,
 	wanted = ppf_wanted_range(f, &start, &map);
 	nr = ppf_prefetch_range(wanted, start, inode);
 	removals = ppf_page_cache_removals_of(mapping);
-	chunk = ppf_next_chunk(mapping, start, nr, map, *next, &first, &cached);
+	if (map)
+		chunk = ppf_next_chunk(mapping, start, nr, map, *next, &first,
+				       &cached);
+	else
+		chunk = ppf_next_run(mapping, f, start, start + nr, *next,
+				     &first, &cached);
 	if (!chunk) {
 		if (fresh) {
 			st->cached_first = start;
@@ -372,13 +413,16 @@ static bool ppf_prefetch_file(struct ppf_session *ps, struct ppf_file *f,
 		page_cache_ra_unbounded(&ractl, chunk, 0);
 		ppf_stat_add(worker_readahead_ns, local_clock() - ra_start);
 	}
+	if (!map)
+		ppf_stat_inc(page_map_runs);
 	ps->avail -= chunk - cached;
 	ppf_stat_add(pages_requested, chunk - cached);
 	trace_ppf_prefetch(ppf_sb_dev(f->sb), f->ino, f->id, first, chunk, cached);
 	ppf_inflight_add(f->id, first, chunk, chunk - cached, seq, mapping);
 	if (fresh) {
 		ppf_stat_inc(prefetch_issued);
-		ppf_pending_add(f, seq);
+		if (!own)
+			ppf_pending_add(f, seq);
 	}
 	*next = first + chunk < start + nr ? first + chunk : 0;
 	return true;
@@ -451,6 +495,7 @@ void ppf_prefetch_end(struct ppf_session *ps)
  * @f: the file
  * @cred: credentials of the task whose open led to its prediction
  * @seq: the current event number
+ * @own: for the file's own open (ppf_plan_own()), not pending a later one
  * @next: where the chunk starts (0: at the start of the file's range);
  *	set to where the next one does, 0 when the range is done
  * @why: set to the reason when no readahead was started
@@ -465,7 +510,7 @@ void ppf_prefetch_end(struct ppf_session *ps)
  * Return: true if readahead was started.
  */
 bool ppf_prefetch(struct ppf_session *ps, struct ppf_file *f,
-		  const struct cred *cred, u64 seq, pgoff_t *next,
+		  const struct cred *cred, u64 seq, bool own, pgoff_t *next,
 		  enum ppf_skip_reason *why)
 {
 	lockdep_assert_held(&ppf_worker_mutex);
@@ -473,5 +518,5 @@ bool ppf_prefetch(struct ppf_session *ps, struct ppf_file *f,
 		*why = PPF_SKIP_LOWMEM;
 		return false;
 	}
-	return ppf_prefetch_file(ps, f, cred, seq, next, why);
+	return ppf_prefetch_file(ps, f, cred, seq, own, next, why);
 }

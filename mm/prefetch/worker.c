@@ -53,6 +53,23 @@ static DEFINE_KTHREAD_WORK(ppf_pace_work, ppf_pace_fn);
 /* Set by the worker after each batch: memory was too low to prefetch. */
 static bool ppf_memory_low;
 
+/*
+ * A mapped file is not read when it is opened: its task faults its pages in
+ * as it runs, each fault a read of its own.  Once its page map knows a
+ * whole use, its open plans those pages as one batch, due now (DOC: Page
+ * maps).  A file read by read(2) is left to its task and the kernel's
+ * readahead.
+ */
+static void ppf_plan_own_pages(struct ppf_file *f, const struct cred *cred)
+{
+	pgoff_t first, last;
+
+	if (!ppf_file_page_span(f, &first, &last))
+		return;
+	ppf_plan_own(f, cred, ppf_seq);
+	ppf_forget_gone();
+}
+
 static void ppf_worker_open(struct ppf_event *ev)
 {
 	u64 start = ktime_get_ns();
@@ -69,9 +86,11 @@ static void ppf_worker_open(struct ppf_event *ev)
 	ppf_file_learn_meta(f, ev);
 	ppf_prefetch_opened(f);
 	ppf_plan_opened(f);
+	ppf_file_map_pages(f, ev->pages);
 	id = f->id;
 	trace_ppf_event(ppf_sb_dev(f->sb), f->ino, id, ev->kind == PPF_EV_EXEC);
 	ppf_seq++;
+	ppf_plan_own_pages(f, ev->cred);
 	model_start = ktime_get_ns();
 	model = ppf_domain_model(ppf_domains, ev->domain);
 	if (!model) {
@@ -113,7 +132,7 @@ static void ppf_worker_read(const struct ppf_event *ev)
 	struct ppf_file *f = ppf_files_lookup(ev->sb, ev->ino);
 
 	if (f && f->gen == ev->gen)
-		ppf_file_apply_read(f, ev->first, ev->last);
+		ppf_file_apply_read(f, ev->first, ev->last, ev->read_kind);
 }
 
 /*

@@ -12,6 +12,13 @@
 #           (tools/mapped.c; no read(2), no read-around): after P exactly
 #           those 64 KiB are prefetched, not E's first default_prefetch_kb
 #           as for a file whose reads were not seen.
+# page maps G (1 MiB) is only ever read through a mapping, one page at 128,
+#           640 and 960 KiB, each faulted from a cold cache: after P
+#           exactly those three pages are prefetched (its page map,
+#           page_map.c), not the three quarters of G their 256 KiB segments
+#           make; and G's own open reads the pages the open's task has not
+#           faulted yet (opened_planned).  Not on 6.1, which has no fault
+#           tracepoint: there a mapped file keeps its segments.
 # access    uid 1000 reads the statistics and the settings, and may change
 #           nothing: a setting, reset, enabled, through ppfctl too.
 #           /proc/predictive_prefetch_state is root's: uid 1000 can neither
@@ -21,7 +28,7 @@
 . /ppf/guest/lib.sh
 . /ppf/guest/test_robust_lib.sh
 
-plan 24
+plan 28
 
 CTL=/ppf/ppfctl
 STATE=/proc/predictive_prefetch_state
@@ -32,7 +39,7 @@ load_ppf || bail "insmod"
 cd /mnt
 cp /ppf/mapped prog
 sync
-hold B C D E prog
+hold B C D E G prog
 always_prefetch
 set_ppf enabled 1
 
@@ -122,6 +129,57 @@ else
 	skip "mappings: the 64 KiB read through the mapping prefetched" "premise"
 	skip "mappings: not E's first 128 KiB (its reads were seen)" "premise"
 	skip "mappings: nothing else of E" "premise"
+fi
+
+# ---- page maps: a mapped file's pages, exactly -----------------------------
+# Each round faults G's three pages from a cold cache: P's prediction of G
+# (its segments at first) is read and dropped before G is touched.
+g_kb() { /ppf/mapped resident "@$held_G" "$1" "$2"; }
+set_ppf reset 1
+for i in 1 2 3 4 5 6; do
+	cat P > /dev/null
+	settle 0
+	drop_caches
+	/ppf/mapped touch G 128 4 640 4 960 4
+	cat X > /dev/null
+done
+settle
+drop_caches
+cold=$(g_kb 0 1024)
+cat P > /dev/null
+settle
+set -- $(g_kb 128 4) $(g_kb 640 4) $(g_kb 960 4) $(g_kb 0 1024)
+echo "G after P: $1 $2 $3 KiB of the pages at 128, 640 and 960 KiB, $4 KiB in all;" \
+	"page_maps $(stat_of page_maps), page_map_runs $(stat_of page_map_runs)"
+if [ "$(stat_of read_fallback)" = 1 ]; then
+	skip "page maps: G's three faulted pages prefetched after P" "no fault tracepoint (before 6.10)"
+	skip "page maps: nothing else of G (12 KiB, not its segments)" "no fault tracepoint (before 6.10)"
+elif premise "page maps: G cold before P is opened" eq "$cold" 0; then
+	check "page maps: G's three faulted pages prefetched after P" eq "$1$2$3" 444
+	check "page maps: nothing else of G (12 KiB, not its segments)" eq "$4" 12
+else
+	skip "page maps: G's three faulted pages prefetched after P" "premise"
+	skip "page maps: nothing else of G (12 KiB, not its segments)" "premise"
+fi
+# G's own open: its task faults the page at 128 KiB alone (MADV_RANDOM: no
+# read-around), so the other two can only come from ppf; nothing predicts
+# G here (the last event, P's, was followed by a drop of the caches).
+drop_caches
+cold=$(g_kb 0 1024)
+own_before=$(stat_of opened_planned)
+/ppf/mapped touch G 128 4
+settle
+set -- $(g_kb 640 4) $(g_kb 960 4) $(($(stat_of opened_planned) - own_before))
+echo "G after its own open: $1 $2 KiB of the pages at 640 and 960 KiB; opened_planned +$3"
+if [ "$(stat_of read_fallback)" = 1 ]; then
+	skip "page maps: G's open reads its other pages at once" "no fault tracepoint (before 6.10)"
+	skip "page maps: counted (opened_planned)" "no fault tracepoint (before 6.10)"
+elif premise "page maps: G cold before it is opened" eq "$cold" 0; then
+	check "page maps: G's open reads its other pages at once" eq "$1$2" 44
+	check "page maps: counted (opened_planned)" ge "$3" 1
+else
+	skip "page maps: G's open reads its other pages at once" "premise"
+	skip "page maps: counted (opened_planned)" "premise"
 fi
 
 # ---- unprivileged access --------------------------------------------------

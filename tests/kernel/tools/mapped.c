@@ -2,12 +2,12 @@
 /*
  * mapped - read a file through a mapping only, and measure part of a file
  *
- * usage: mapped touch FILE|@FD OFFSET_KB LENGTH_KB
+ * usage: mapped touch FILE|@FD OFFSET_KB LENGTH_KB [OFFSET_KB LENGTH_KB]...
  *            maps FILE read-only (MADV_RANDOM: no read-around; at an
  *            address aligned so that fault-around stays within the
  *            range's 64 KiB-aligned blocks) and reads one byte of each
- *            page of the range, with no read(2): the pages come in by
- *            page faults only
+ *            page of each range, in order, with no read(2): the pages
+ *            come in by page faults only
  *        mapped resident FILE|@FD OFFSET_KB LENGTH_KB
  *            prints the KiB of the range that are in the page cache
  *            (mincore(2) on a mapping, which faults nothing in)
@@ -59,7 +59,8 @@ static unsigned char *map_aligned(int fd, size_t size)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: mapped touch|resident FILE|@FD OFFSET_KB LENGTH_KB\n"
+	fprintf(stderr, "usage: mapped touch FILE|@FD OFFSET_KB LENGTH_KB [OFFSET_KB LENGTH_KB]...\n"
+		"       mapped resident FILE|@FD OFFSET_KB LENGTH_KB\n"
 		"       mapped exit\n");
 	return 2;
 }
@@ -71,23 +72,26 @@ int main(int argc, char **argv)
 	unsigned char *map, *vec;
 	size_t off, len, i, in = 0;
 	struct stat st;
-	int fd;
+	int fd, r;
 
 	if (argc == 2 && !strcmp(argv[1], "exit"))
 		return 0;
-	if (argc != 5 || (strcmp(argv[1], "touch") && strcmp(argv[1], "resident")))
+	if (argc < 5 || (strcmp(argv[1], "touch") && strcmp(argv[1], "resident")) ||
+	    (!strcmp(argv[1], "resident") && argc != 5) || argc % 2 == 0)
 		return usage();
-	off = strtoul(argv[3], NULL, 10) * 1024;
-	len = strtoul(argv[4], NULL, 10) * 1024;
 	fd = open_arg(argv[2]);
 	if (fd < 0 || fstat(fd, &st) < 0) {
 		perror(argv[2]);
 		return 1;
 	}
-	if (off % page || len % page || !len || off + len > (size_t)st.st_size) {
-		fprintf(stderr, "mapped: %s: range %zu+%zu not whole pages of its %lld bytes\n",
-			argv[2], off, len, (long long)st.st_size);
-		return 2;
+	for (r = 3; r < argc; r += 2) {
+		off = strtoul(argv[r], NULL, 10) * 1024;
+		len = strtoul(argv[r + 1], NULL, 10) * 1024;
+		if (off % page || len % page || !len || off + len > (size_t)st.st_size) {
+			fprintf(stderr, "mapped: %s: range %zu+%zu not whole pages of its %lld bytes\n",
+				argv[2], off, len, (long long)st.st_size);
+			return 2;
+		}
 	}
 	if (!strcmp(argv[1], "touch")) {
 		map = map_aligned(fd, st.st_size);
@@ -97,10 +101,16 @@ int main(int argc, char **argv)
 			perror("madvise");
 			return 1;
 		}
-		for (i = off; i < off + len; i += page)
-			sum += map[i];
+		for (r = 3; r < argc; r += 2) {
+			off = strtoul(argv[r], NULL, 10) * 1024;
+			len = strtoul(argv[r + 1], NULL, 10) * 1024;
+			for (i = off; i < off + len; i += page)
+				sum += map[i];
+		}
 		return 0;
 	}
+	off = strtoul(argv[3], NULL, 10) * 1024;
+	len = strtoul(argv[4], NULL, 10) * 1024;
 	map = mmap(NULL, st.st_size, PROT_READ, MAP_SHARED, fd, 0);
 	if (map == MAP_FAILED) {
 		perror("mmap");

@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * page_map.c - the pages of a mapped file its uses asked for, page by page
+ *
+ * DOC: Page maps
+ *
+ * A use's span and 256 KiB segments (DOC: Uses of a file) describe a file
+ * that is read: a read(2) asks for a run of pages, and the next use asks for
+ * about the same run.  They do not describe a mapped library or program.
+ * Its text is faulted in a page at a time, scattered over the whole file: a
+ * link with GNU ld faults 2,408 pages (9.4 MB) of the 105 MB libLLVM, in
+ * 258 of its 420 segments.  Read by segment, that is 64.5 MB; read by
+ * 16-page window (what fault-around maps), 36 MB; the cold run itself
+ * brings in 54 MB by read-around.  The segments are also no use past the
+ * first 15.75 MiB, and the prefetch of a span is capped at max_prefetch_kb.
+ * So ppf learned a few per cent of a large library, and its faults waited
+ * for the disk as if nothing had been predicted.
+ *
+ * A file that was faulted (a use of it went through a mapping) gets a page
+ * map at its next open: a bit per page, two bitmaps, the use going on and
+ * the union of the finished ones.  The read hook sets the bits of each page
+ * a task faulted or read (mm_filemap_fault, mm_filemap_get_pages), not of
+ * the pages fault-around mapped around a fault (mm_filemap_map_pages
+ * reports its whole window, used or not: for the link above, 36 MB
+ * against 9.4).  The open hook folds the use going on into the finished
+ * ones.
+ *
+ * The union only grows.  A use sees only part of what it touches: a page
+ * that was cached (prefetched, or brought in by another fault's
+ * read-around) is mapped by fault-around without a fault.  So a page
+ * missing from one use says nothing, and a page used but never faulted so
+ * far faults, and is learnt, at the first use that finds it not cached.
+ * A mapped file's used pages (a program's or library's text and data for
+ * what its programs do) change when the file does, and a changed file is
+ * a new inode, a new entry and a new map.
+ *
+ * A prediction of the file, and its own open (worker.c), read the pages
+ * set in either bitmap, in runs of consecutive pages merged
+ * across gaps of at most PPF_PAGE_MAP_GAP pages (a gap that small costs
+ * less to read than a request of its own costs to issue: 32 KiB is 3 ms at
+ * the paper's 10 MB/s against a 4 ms half-rotation, and 60 us at 500 MB/s
+ * against a flash command's 50-100 us), with no cap but the memory and the
+ * in-flight limit readahead.c applies to every prefetch.  Until a whole
+ * use was seen with the map in place (the map comes at the worker's
+ * handling of an open, after its task began to read), the segments serve.
+ *
+ * Memory: one bit per page up to PPF_PAGE_MAP_BITS bits per bitmap (4 KiB,
+ * a 128 MiB file); a larger file gets a bit per 2, 4, ... pages, so that a
+ * bitmap never passes 4 KiB: the merging when the bound is hit is that a
+ * bit stands for more pages.  All the maps together are bounded by
+ * PPF_PAGE_MAPS_BYTES; a file that would pass it keeps its segments.
+ *
+ * Only the worker allocates and frees a map (under ppf_worker_mutex); the
+ * hooks and the worker read and write its bits under the file's lock.
+ */
+#include <linux/bitmap.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include "ppf.h"
+
+/* Bits in each of a map's two bitmaps, at most: 4 KiB each. */
+#define PPF_PAGE_MAP_BITS	(4096 * BITS_PER_BYTE)
+/* All the maps' memory together, at most. */
+#define PPF_PAGE_MAPS_BYTES	(16UL << 20)
+/* Pages not used between two used runs that are read with them. */
+#define PPF_PAGE_MAP_GAP	8
+
+/**
+ * struct ppf_page_map - the pages a mapped file's uses asked for
+ * @shift: each bit stands for 2^@shift pages
+ * @nbits: bits in each bitmap
+ * @partial: the use going on began before the map was there
+ * @whole: a whole use was seen with the map in place
+ * @cur: the use going on
+ * @done: the finished uses since the pattern last moved
+ * @bits: the storage of @cur and @done
+ */
+struct ppf_page_map {
+	unsigned int shift;
+	unsigned long nbits;
+	bool partial;
+	bool whole;
+	unsigned long *cur;
+	unsigned long *done;
+	unsigned long bits[];
+};
+
+static atomic_long_t ppf_page_maps_bytes = ATOMIC_LONG_INIT(0);
+
+static size_t ppf_page_map_size(unsigned long nbits)
+{
+	return sizeof(struct ppf_page_map) +
+	       2 * BITS_TO_LONGS(nbits) * sizeof(unsigned long);
+}
+
+/**
+ * ppf_page_map_alloc() - a page map for a file, none of its pages seen
+ * @pages: the file's size in pages
+ *
+ * The caller holds ppf_worker_mutex.
+ *
+ * Return: the map, or NULL if the file is empty, all the maps together
+ * would pass their bound, or memory is short.
+ */
+struct ppf_page_map *ppf_page_map_alloc(pgoff_t pages)
+{
+	struct ppf_page_map *m;
+	unsigned int shift = 0;
+	unsigned long nbits;
+	size_t size;
+
+	lockdep_assert_held(&ppf_worker_mutex);
+	if (!pages)
+		return NULL;
+	while ((pages - 1) >> shift >= PPF_PAGE_MAP_BITS)
+		shift++;
+	nbits = ((pages - 1) >> shift) + 1;
+	size = ppf_page_map_size(nbits);
+	if (atomic_long_add_return(size, &ppf_page_maps_bytes) >
+	    PPF_PAGE_MAPS_BYTES) {
+		atomic_long_sub(size, &ppf_page_maps_bytes);
+		return NULL;
+	}
+	m = kvzalloc(size, GFP_KERNEL | __GFP_NOWARN);
+	if (!m) {
+		atomic_long_sub(size, &ppf_page_maps_bytes);
+		return NULL;
+	}
+	m->shift = shift;
+	m->nbits = nbits;
+	m->partial = true;
+	m->cur = m->bits;
+	m->done = m->bits + BITS_TO_LONGS(nbits);
+	ppf_stat_inc(page_maps);
+	return m;
+}
+
+/**
+ * ppf_page_map_free() - free a page map
+ * @m: the map, which nothing reads any more (or NULL)
+ */
+void ppf_page_map_free(struct ppf_page_map *m)
+{
+	if (!m)
+		return;
+	atomic_long_sub(ppf_page_map_size(m->nbits), &ppf_page_maps_bytes);
+	kvfree(m);
+}
+
+/**
+ * ppf_page_maps_bytes_used() - the memory all page maps take
+ *
+ * Return: bytes.
+ */
+unsigned long ppf_page_maps_bytes_used(void)
+{
+	return atomic_long_read(&ppf_page_maps_bytes);
+}
+
+/**
+ * ppf_page_map_read() - pages of the file were asked for in the use going on
+ * @m: the map
+ * @first: first page
+ * @last: last page
+ *
+ * The caller holds the file's lock.
+ */
+void ppf_page_map_read(struct ppf_page_map *m, pgoff_t first, pgoff_t last)
+{
+	unsigned long a = first >> m->shift, b = last >> m->shift;
+
+	if (a >= m->nbits)
+		return;
+	b = min(b, m->nbits - 1);
+	bitmap_set(m->cur, a, b - a + 1);
+}
+
+/**
+ * ppf_page_map_open() - the file was opened: the use going on is finished
+ * @m: the map
+ *
+ * An open that asked for no page is not a use (but the next use is seen
+ * whole).  The caller holds the file's lock.
+ */
+void ppf_page_map_open(struct ppf_page_map *m)
+{
+	if (!bitmap_empty(m->cur, m->nbits)) {
+		if (!m->partial)
+			m->whole = true;
+		bitmap_or(m->done, m->done, m->cur, m->nbits);
+		bitmap_zero(m->cur, m->nbits);
+	}
+	m->partial = false;
+}
+
+/*
+ * Is the map worth reading from: has it seen a whole use, counting the
+ * one going on (a file is predicted when its last use is likely over)?
+ */
+static bool ppf_page_map_known(const struct ppf_page_map *m)
+{
+	return m->whole ||
+	       (!m->partial && !bitmap_empty(m->cur, m->nbits));
+}
+
+/* The first bit at or after @bit set in either bitmap (nbits: none). */
+static unsigned long ppf_page_map_next_bit(const struct ppf_page_map *m,
+					   unsigned long bit)
+{
+	return min(find_next_bit(m->cur, m->nbits, bit),
+		   find_next_bit(m->done, m->nbits, bit));
+}
+
+/* The last bit set in either bitmap (nbits: none). */
+static unsigned long ppf_page_map_last_bit(const struct ppf_page_map *m)
+{
+	unsigned long a = find_last_bit(m->cur, m->nbits);
+	unsigned long b = find_last_bit(m->done, m->nbits);
+
+	if (a == m->nbits)
+		return b;
+	if (b == m->nbits)
+		return a;
+	return max(a, b);
+}
+
+/**
+ * ppf_page_map_span() - the pages the file's next use is expected to ask for
+ * @m: the map
+ * @first: set to the first of them
+ * @last: set to the last of them
+ *
+ * The caller holds the file's lock.
+ *
+ * Return: false if the map has not seen a whole use (the segments serve).
+ */
+bool ppf_page_map_span(const struct ppf_page_map *m, pgoff_t *first,
+		       pgoff_t *last)
+{
+	unsigned long a, b;
+
+	if (!ppf_page_map_known(m))
+		return false;
+	a = ppf_page_map_next_bit(m, 0);
+	b = ppf_page_map_last_bit(m);
+	if (a >= m->nbits || b >= m->nbits)
+		return false;
+	*first = (pgoff_t)a << m->shift;
+	*last = (((pgoff_t)b + 1) << m->shift) - 1;
+	return true;
+}
+
+/**
+ * ppf_page_map_run() - the next run of pages to read
+ * @m: the map
+ * @from: the first page to look at
+ * @max: the most pages the run may have
+ * @first: set to the run's first page
+ *
+ * Pages the next use is expected to ask for, at or after @from, with the
+ * gaps of at most PPF_PAGE_MAP_GAP pages between them.  The caller holds
+ * the file's lock.
+ *
+ * Return: the run's pages (0: none left).
+ */
+unsigned long ppf_page_map_run(const struct ppf_page_map *m, pgoff_t from,
+			       unsigned long max, pgoff_t *first)
+{
+	unsigned long bit = from >> m->shift, end, next;
+	unsigned long gap = max_t(unsigned long, PPF_PAGE_MAP_GAP >> m->shift, 1);
+	unsigned long most = max_t(unsigned long, max >> m->shift, 1);
+
+	if (!ppf_page_map_known(m) || bit >= m->nbits)
+		return 0;
+	bit = ppf_page_map_next_bit(m, bit);
+	if (bit >= m->nbits)
+		return 0;
+	end = bit + 1;		/* the run is [bit, end) in bits */
+	while (end - bit < most && end < m->nbits) {
+		if (test_bit(end, m->cur) || test_bit(end, m->done)) {
+			end++;
+			continue;
+		}
+		next = ppf_page_map_next_bit(m, end);
+		if (next >= m->nbits || next - end > gap ||
+		    next + 1 - bit > most)
+			break;
+		end = next + 1;
+	}
+	*first = max_t(pgoff_t, (pgoff_t)bit << m->shift, from);
+	return min_t(unsigned long, ((pgoff_t)end << m->shift) - *first, max);
+}
