@@ -3,6 +3,7 @@
  * oracle - the practical limit of prefetching, for the ppf evaluation.
  *
  * usage: oracle resident LIST > RANGES
+ *        oracle exact --faults FAULTS --root DIR USES > RANGES
  *        oracle plan --dev DEV --root DIR LIST > PLAN
  *        oracle run [--class be|idle] --start-mark FILE --dev DEV PLAN
  *
@@ -13,8 +14,21 @@
  * in, its mapped files as far as it faulted them and the kernel read around
  * the faults, which is what a boot prefetcher records.  Taken after a
  * warm-up that replayed the same trace as the measured run, that list is
- * every page the run will read: the oracle knows it at the start.  It
- * also knows the metadata the run's opens will read: the inode table block
+ * every page the run will read: the oracle knows it at the start.
+ *
+ * "exact" does the same for a run whose mapped files were replayed at the
+ * pages the real program faulted (ppf-replay --faults FAULTS, the faults
+ * file as text): a file FAULTS names is listed at the pages the run itself
+ * touches, its faulted pages and the pages its reads asked for, not at
+ * what the kernel's read-around of each fault brought in besides (for the
+ * parallel build, 224 MB against 107): a prefetcher that knows the pages
+ * reads only those, and the faults then find them cached.  USES is the
+ * run's data ranges with their operation, "OP OFFSET LEN PATH" (LEN 0: the
+ * whole file), in the order it used them; DIR is the replay's tree, where
+ * FAULTS' absolute paths are under DIR/_abs and its relative ones under
+ * DIR.  Other files are listed as "resident" lists them.
+ *
+ * The oracle also knows the metadata the run's opens will read: the inode table block
  * of every file and of every directory between it and DIR, and the blocks
  * of those directories.
  *
@@ -494,62 +508,228 @@ static int run_plan(const char *start, const char *dev, const char *path, int id
  * "OFFSET LEN PATH" for each run of pages of each file of LIST (in its first
  * use's order) that the page cache holds.
  */
+/* Print the ranges of @path in the page cache (mincore(2)). */
+static void print_resident(const char *path)
+{
+	unsigned char *vec;
+	struct stat st;
+	size_t pages, i, run;
+	void *map;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || fstat(fd, &st) || !st.st_size) {
+		errors += fd < 0;
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	pages = (st.st_size + PAGE - 1) / PAGE;
+	map = mmap(NULL, st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+	vec = malloc(pages);
+	if (map == MAP_FAILED || !vec || mincore(map, st.st_size, vec)) {
+		errors++;
+	} else {
+		for (i = 0; i < pages; i = run) {
+			for (run = i; run < pages && (vec[run] & 1); run++)
+				;
+			if (run > i)
+				printf("%llu %llu %s\n", (unsigned long long)(i * PAGE),
+				       (unsigned long long)(min_u64(run * PAGE, st.st_size) -
+							    i * PAGE),
+				       path);
+			else
+				run++;
+		}
+	}
+	free(vec);
+	if (map != MAP_FAILED)
+		munmap(map, st.st_size);
+	close(fd);
+}
+
 static int resident(const char *list)
 {
 	char line[8192], *path;
 	long long off, len;
 	FILE *f = fopen(list, "r");
+	size_t known;
 
 	if (!f) {
 		perror(list);
 		return 1;
 	}
 	while ((path = range_next(f, line, sizeof(line), &off, &len))) {
-		unsigned char *vec;
-		struct stat st;
-		size_t pages, i, run, known;
-		void *map;
-		int fd, fresh;
-
 		known = files.n;
 		if ((size_t)file_index(path) != known)
 			continue;	/* named before: listed at its first use */
-		fresh = 1;
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0 || fstat(fd, &st) || !st.st_size) {
-			errors += fd < 0;
-			fresh = 0;
-		}
-		if (fresh) {
-			pages = (st.st_size + PAGE - 1) / PAGE;
-			map = mmap(NULL, st.st_size, PROT_READ, MAP_SHARED, fd, 0);
-			vec = malloc(pages);
-			if (map == MAP_FAILED || !vec || mincore(map, st.st_size, vec)) {
-				errors++;
-			} else {
-				for (i = 0; i < pages; i = run) {
-					for (run = i; run < pages && (vec[run] & 1); run++)
-						;
-					if (run > i)
-						printf("%llu %llu %s\n",
-						       (unsigned long long)(i * PAGE),
-						       (unsigned long long)(min_u64(run * PAGE,
-										    st.st_size) - i * PAGE),
-						       path);
-					else
-						run++;
-				}
-			}
-			free(vec);
-			if (map != MAP_FAILED)
-				munmap(map, st.st_size);
-		}
-		if (fd >= 0)
-			close(fd);
+		print_resident(path);
 	}
 	fclose(f);
 	if (errors)
 		fprintf(stderr, "oracle resident: %lu files not read\n", errors);
+	return fflush(stdout) ? 1 : 0;
+}
+
+/* The pages of each file the faults file names (index: file_index()). */
+static struct {
+	uint64_t **page;
+	size_t *n, *cap;
+	char *named;
+	size_t size;
+} touched;
+
+static void touched_grow(size_t file)
+{
+	size_t n = touched.size;
+
+	if (file < n)
+		return;
+	touched.size = 2 * file + 16;
+	touched.page = grow(touched.page, touched.size, sizeof(*touched.page));
+	touched.n = grow(touched.n, touched.size, sizeof(*touched.n));
+	touched.cap = grow(touched.cap, touched.size, sizeof(*touched.cap));
+	touched.named = grow(touched.named, touched.size, 1);
+	for (; n < touched.size; n++) {
+		touched.page[n] = NULL;
+		touched.n[n] = touched.cap[n] = 0;
+		touched.named[n] = 0;
+	}
+}
+
+static void touch_page(size_t file, uint64_t page)
+{
+	if (touched.n[file] == touched.cap[file]) {
+		touched.cap[file] = touched.cap[file] ? 2 * touched.cap[file] : 64;
+		touched.page[file] = grow(touched.page[file], touched.cap[file],
+					  sizeof(uint64_t));
+	}
+	touched.page[file][touched.n[file]++] = page;
+}
+
+static int by_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The faults file (docs/replay.md), its paths made the tree's under @root. */
+static int read_faults(const char *faults, const char *root)
+{
+	char line[8192], path[8192 + 4096], *tok, *end;
+	long file = -1;
+	unsigned long n = 0;
+	FILE *f = fopen(faults, "r");
+
+	if (!f) {
+		perror(faults);
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		n++;
+		line[strcspn(line, "\n")] = 0;
+		if (n == 1 && strcmp(line, "ppf-faults 1")) {
+			fprintf(stderr, "oracle: %s:1: not a faults file (no \"ppf-faults 1\")\n", faults);
+			fclose(f);
+			return -1;
+		}
+		if (n == 1 || line[0] == '#')
+			continue;
+		if (!strncmp(line, "file ", 5)) {
+			snprintf(path, sizeof(path), "%s/%s%s", root,
+				 line[5] == '/' ? "_abs" : "", line + 5);
+			file = file_index(path);
+			touched_grow(file);
+			touched.named[file] = 1;
+			continue;
+		}
+		for (tok = strtok(line, " \t"); tok; tok = strtok(NULL, " \t")) {
+			uint64_t page = strtoull(tok, &end, 10);
+
+			if (file < 0 || *end) {
+				fprintf(stderr, "oracle: %s:%lu: not a page index after a file line: %s\n",
+					faults, n, tok);
+				fclose(f);
+				return -1;
+			}
+			touch_page(file, page);
+		}
+	}
+	fclose(f);
+	return 0;
+}
+
+/* Print @file's touched pages, sorted and merged into ranges. */
+static void print_touched(size_t file)
+{
+	uint64_t *p = touched.page[file];
+	size_t n = touched.n[file], i, j;
+
+	qsort(p, n, sizeof(*p), by_u64);
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && p[j] <= p[j - 1] + 1; j++)
+			;
+		printf("%llu %llu %s\n", (unsigned long long)(p[i] * PAGE),
+		       (unsigned long long)((p[j - 1] + 1 - p[i]) * PAGE),
+		       files.path[file]);
+	}
+}
+
+static int exact(const char *faults, const char *root, const char *uses)
+{
+	char line[8192], op[16];
+	long long off, len;
+	size_t nfaulted, i;
+	char *listed;
+	FILE *f;
+
+	if (read_faults(faults, root))
+		return 1;
+	nfaulted = files.n;
+	f = fopen(uses, "r");
+	if (!f) {
+		perror(uses);
+		return 1;
+	}
+	listed = calloc(files.n + 1, 1);
+	if (!listed) {
+		perror("oracle");
+		return 1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		size_t file, was = files.n;
+		int at = 0;
+
+		line[strcspn(line, "\n")] = 0;
+		if (sscanf(line, "%15s %lld %lld %n", op, &off, &len, &at) < 3 || !at)
+			continue;
+		file = file_index(line + at);
+		if (files.n != was) {
+			listed = grow(listed, files.n, 1);
+			listed[file] = 0;
+		}
+		if (file < nfaulted && touched.named[file]) {
+			/* a read asks for its own pages; a mapping's are its faults */
+			if (!strcmp(op, "read") && len > 0)
+				for (i = off / PAGE; i < (off + len + PAGE - 1) / PAGE; i++)
+					touch_page(file, i);
+			if (!listed[file])
+				listed[file] = 2;	/* printed once all its reads are in */
+			continue;
+		}
+		if (!listed[file]) {
+			listed[file] = 1;
+			print_resident(files.path[file]);
+		}
+	}
+	fclose(f);
+	/* The faulted files after the others: the plan sorts by disk block anyway. */
+	for (i = 0; i < nfaulted; i++)
+		if (listed[i] == 2)
+			print_touched(i);
+	free(listed);
+	if (errors)
+		fprintf(stderr, "oracle exact: %lu files not read\n", errors);
 	return fflush(stdout) ? 1 : 0;
 }
 
@@ -565,16 +745,21 @@ int main(int argc, char **argv)
 {
 	const char *start = opt(argc, argv, "--start-mark"), *dev = opt(argc, argv, "--dev");
 	const char *root = opt(argc, argv, "--root"), *class = opt(argc, argv, "--class");
-	int nopt = 1 + 2 * (!!start + !!dev + !!root + !!class);
+	const char *faults = opt(argc, argv, "--faults");
+	int nopt = 1 + 2 * (!!start + !!dev + !!root + !!class + !!faults);
 
 	if (argc == 3 && !strcmp(argv[1], "resident"))
 		return resident(argv[2]);
+	if (argc == nopt + 2 && !strcmp(argv[1], "exact") && faults && root &&
+	    !dev && !start && !class)
+		return exact(faults, root, argv[argc - 1]);
 	if (argc == nopt + 2 && !strcmp(argv[1], "plan") && dev && root && !start && !class)
 		return write_plan(dev, root, argv[argc - 1]);
 	if (argc == nopt + 2 && !strcmp(argv[1], "run") && dev && start && !root &&
 	    (!class || !strcmp(class, "idle") || !strcmp(class, "be")))
 		return run_plan(start, dev, argv[argc - 1], class && !strcmp(class, "idle"));
 	fprintf(stderr, "usage: oracle resident LIST > RANGES\n"
+		"       oracle exact --faults FAULTS --root DIR USES > RANGES\n"
 		"       oracle plan --dev DEV --root DIR LIST > PLAN\n"
 		"       oracle run [--class be|idle] --start-mark FILE --dev DEV PLAN\n");
 	return 1;

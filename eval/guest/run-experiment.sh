@@ -168,10 +168,19 @@ run_ranges() {
 
 # The boot list: what the previous run (cold) brought into the page cache,
 # file by file in the order it first used them (oracle.c resident: mincore),
-# as a boot prefetcher records it.
+# as a boot prefetcher records it.  The oracle's list, where the run's
+# mapped files are replayed at their faults: those files at the pages the
+# run touches, not at what read-around brought in besides (oracle.c exact).
 make_bootlist() {
-    run_ranges /tmp/events.tsv | cut -d' ' -f3- > /tmp/uses.txt
-    /ppf/oracle resident /tmp/uses.txt > /tmp/bootlist.txt
+    if [ "${ORACLE:-0}" = 1 ] && [ -f "${TRACE%.gz}.faults.gz" ]; then
+        zcat "${TRACE%.gz}.faults.gz" > /tmp/faults.txt
+        run_ranges /tmp/events.tsv | cut -d' ' -f2- > /tmp/uses-op.txt
+        /ppf/oracle exact --faults /tmp/faults.txt --root $DIR/t /tmp/uses-op.txt \
+            > /tmp/bootlist.txt
+    else
+        run_ranges /tmp/events.tsv | cut -d' ' -f3- > /tmp/uses.txt
+        /ppf/oracle resident /tmp/uses.txt > /tmp/bootlist.txt
+    fi
     say "bootlist: $(wc -l < /tmp/bootlist.txt) ranges"
 }
 
@@ -183,6 +192,9 @@ while [ $i -le $WARMUPS ]; do
     [ "$BOOTLIST" = 1 ] && [ $i = $WARMUPS ] && ev="--events /tmp/events.tsv"
     wt=$TRACE
     [ $nwt -gt 0 ] && wt=$(echo $WARMUP_TRACES | cut -d' ' -f$(( (i - 1) % nwt + 1 )))
+    # the oracle's list is the measured run's own pages: its last warm-up
+    # replays the measured trace
+    [ "${ORACLE:-0}" = 1 ] && [ $i = $WARMUPS ] && wt=$TRACE
     replay warmup-$i $wt --cold $ev
     i=$((i + 1))
 done

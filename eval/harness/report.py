@@ -28,6 +28,7 @@ def _mean(xs: List[float]) -> Optional[float]:
 # (run-experiment.sh's NAME.ppf-before.txt and NAME.ppf-after.txt).
 RUN_COUNTERS = ("events_open", "events_exec", "events_read", "predictions",
                 "predictions_repeated", "restates", "decodes", "prefetch_issued", "pages_requested",
+                "page_map_runs", "opened_planned",
                 "prefetch_useful", "prefetch_wasted", "worker_ns", "worker_model_ns",
                 "worker_readahead_ns", "worker_decode_ns", "worker_lookup_ns", "lookups",
                 "worker_cpu_ns", "hook_open_ns", "hook_read_ns",
