@@ -23,6 +23,7 @@
 #include <linux/rculist.h>
 #include <linux/slab.h>
 #include "ppf.h"
+#include "ppf_trace.h"
 
 #define PPF_FILE_HASH_BITS	14
 
@@ -285,6 +286,7 @@ void ppf_file_map_pages(struct ppf_file *f, pgoff_t pages)
 	spin_lock(&f->lock);
 	f->page_map = m;
 	spin_unlock(&f->lock);
+	trace_ppf_page_map(ppf_sb_dev(f->sb), f->ino, f->id, pages);
 }
 
 /**

@@ -86,6 +86,35 @@ TRACE_EVENT(ppf_prefetch,
 		      __entry->cached)
 );
 
+TRACE_EVENT(ppf_page_map,
+	    TP_PROTO(dev_t dev, u64 ino, u32 id, pgoff_t pages),
+	    TP_ARGS(dev, ino, id, pages),
+	    TP_STRUCT__entry(__field(dev_t, dev)
+			     __field(u64, ino)
+			     __field(u32, id)
+			     __field(pgoff_t, pages)),
+	    TP_fast_assign(__entry->dev = dev;
+			   __entry->ino = ino;
+			   __entry->id = id;
+			   __entry->pages = pages;),
+	    TP_printk("dev=%d:%d ino=%llu id=%u file_pages=%lu",
+		      MAJOR(__entry->dev), MINOR(__entry->dev), __entry->ino,
+		      __entry->id, __entry->pages)
+);
+
+TRACE_EVENT(ppf_own_pages,
+	    TP_PROTO(u32 id, pgoff_t first, pgoff_t last),
+	    TP_ARGS(id, first, last),
+	    TP_STRUCT__entry(__field(u32, id)
+			     __field(pgoff_t, first)
+			     __field(pgoff_t, last)),
+	    TP_fast_assign(__entry->id = id;
+			   __entry->first = first;
+			   __entry->last = last;),
+	    TP_printk("id=%u pages=%lu-%lu", __entry->id, __entry->first,
+		      __entry->last)
+);
+
 TRACE_EVENT(ppf_lookup,
 	    TP_PROTO(dev_t dev, u64 ino, const char *name, bool found,
 		     u64 wait_ns),

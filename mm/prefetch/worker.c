@@ -66,6 +66,7 @@ static void ppf_plan_own_pages(struct ppf_file *f, const struct cred *cred)
 
 	if (!ppf_file_page_span(f, &first, &last))
 		return;
+	trace_ppf_own_pages(f->id, first, last);
 	ppf_plan_own(f, cred, ppf_seq);
 	ppf_forget_gone();
 }

@@ -28,7 +28,7 @@
 . /ppf/guest/lib.sh
 . /ppf/guest/test_robust_lib.sh
 
-plan 28
+plan 29
 
 CTL=/ppf/ppfctl
 STATE=/proc/predictive_prefetch_state
@@ -167,19 +167,27 @@ fi
 drop_caches
 cold=$(g_kb 0 1024)
 own_before=$(stat_of opened_planned)
+echo 1 > $TRACE/events/predictive_prefetch/ppf_own_pages/enable
+echo > $TRACE/trace
 /ppf/mapped touch G 128 4
 settle
+trace=$(grep -v "^#" $TRACE/trace)
+echo 0 > $TRACE/events/predictive_prefetch/ppf_own_pages/enable
 set -- $(g_kb 640 4) $(g_kb 960 4) $(($(stat_of opened_planned) - own_before))
 echo "G after its own open: $1 $2 KiB of the pages at 640 and 960 KiB; opened_planned +$3"
 if [ "$(stat_of read_fallback)" = 1 ]; then
 	skip "page maps: G's open reads its other pages at once" "no fault tracepoint (before 6.10)"
 	skip "page maps: counted (opened_planned)" "no fault tracepoint (before 6.10)"
+	skip "page maps: tracepoint ppf_own_pages fired (G's pages 32-240)" "no fault tracepoint (before 6.10)"
 elif premise "page maps: G cold before it is opened" eq "$cold" 0; then
 	check "page maps: G's open reads its other pages at once" eq "$1$2" 44
 	check "page maps: counted (opened_planned)" ge "$3" 1
+	check "page maps: tracepoint ppf_own_pages fired (G's pages 32-240)" \
+		eval 'echo "$trace" | grep -q "ppf_own_pages: id=[0-9]* pages=32-240"'
 else
 	skip "page maps: G's open reads its other pages at once" "premise"
 	skip "page maps: counted (opened_planned)" "premise"
+	skip "page maps: tracepoint ppf_own_pages fired (G's pages 32-240)" "premise"
 fi
 
 # ---- unprivileged access --------------------------------------------------
