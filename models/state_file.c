@@ -123,8 +123,9 @@ static u64 ppf_state_check_file(const struct ppf_state *st, const u8 *p,
 				u64 room, const char **why)
 {
 	bool path = st->flags & PPF_STATE_PATHS;
-	u32 fs, fh_len, name_len;
+	u32 fs, fh_len, name_len, flags, pages_len = 0;
 	u64 size, first, last;
+	const u8 *pages;
 
 	if (room < PPF_STATE_FILE) {
 		*why = "file records run past the end";
@@ -133,11 +134,25 @@ static u64 ppf_state_check_file(const struct ppf_state *st, const u8 *p,
 	fs = get16(p);
 	fh_len = p[3];
 	name_len = get16(p + 4);
+	flags = get16(p + 6);
 	first = get64(p + 8);
 	last = get64(p + 16);
-	size = ppf_state_file_bytes(fh_len, name_len);
-	if (get16(p + 6)) {
-		*why = "a file record's reserved field is set";
+	size = ppf_state_file_bytes(fh_len, name_len, 0);
+	pages = p + size;
+	if (flags & PPF_STATE_FILE_PAGES) {
+		if (room < size + 4) {
+			*why = "file records run past the end";
+			return 0;
+		}
+		pages_len = get16(pages);
+		size = ppf_state_file_bytes(fh_len, name_len, pages_len);
+	}
+	if (flags & ~(u32)PPF_STATE_FILE_PAGES) {
+		*why = "a file record's flags are unknown";
+	} else if ((flags & PPF_STATE_FILE_PAGES) &&
+		   (pages_len == 0 || pages_len > PPF_STATE_PAGES_MAX ||
+		    pages[2] > PPF_STATE_PAGES_SHIFT || pages[3])) {
+		*why = "a file's page bitmap has a bad length or unit";
 	} else if (path ? fs != 0 : fs >= st->nfs) {
 		*why = "a file names a file system out of range";
 	} else if (path ? fh_len != 0 || p[2] != 0 :
@@ -283,7 +298,18 @@ const u8 *ppf_state_get_file(const u8 *rec, struct ppf_state_file *file)
 	for (i = 0; i < file->fh_len; i++)
 		file->fh[i] = get32(rec + PPF_STATE_FILE + i * 4);
 	file->name = (const char *)rec + PPF_STATE_FILE + file->fh_len * 4;
-	return rec + ppf_state_file_bytes(file->fh_len, file->name_len);
+	file->pages_len = 0;
+	file->pages_shift = 0;
+	file->pages = NULL;
+	if (get16(rec + 6) & PPF_STATE_FILE_PAGES) {
+		const u8 *p = (const u8 *)file->name + file->name_len;
+
+		file->pages_len = get16(p);
+		file->pages_shift = p[2];
+		file->pages = p + 4;
+	}
+	return rec + ppf_state_file_bytes(file->fh_len, file->name_len,
+					  file->pages_len);
 }
 
 /**
@@ -307,12 +333,14 @@ void ppf_state_get_event(const struct ppf_state *st, u32 i,
  * ppf_state_file_bytes() - the size of one file record
  * @fh_len: its handle's length in words
  * @name_len: its name's length
+ * @pages_len: its page bitmap's length in bytes (0: none)
  *
  * Return: bytes.
  */
-u64 ppf_state_file_bytes(u32 fh_len, u32 name_len)
+u64 ppf_state_file_bytes(u32 fh_len, u32 name_len, u32 pages_len)
 {
-	return PPF_STATE_FILE + (u64)fh_len * 4 + name_len;
+	return PPF_STATE_FILE + (u64)fh_len * 4 + name_len +
+	       (pages_len ? 4 + (u64)pages_len : 0);
 }
 
 /**
@@ -387,15 +415,23 @@ void ppf_state_put_file(struct ppf_state_writer *w,
 	p[2] = file->fh_type;
 	p[3] = file->fh_len;
 	put16(p + 4, (u16)file->name_len);
-	put16(p + 6, 0);
+	put16(p + 6, file->pages_len ? PPF_STATE_FILE_PAGES : 0);
 	put64(p + 8, file->first);
 	put64(p + 16, file->last);
 	put64(p + 24, file->map);
 	for (i = 0; i < file->fh_len; i++)
 		put32(p + PPF_STATE_FILE + i * 4, file->fh[i]);
-	memcpy(p + PPF_STATE_FILE + file->fh_len * 4, file->name,
-	       file->name_len);
-	w->pos += ppf_state_file_bytes(file->fh_len, file->name_len);
+	p += PPF_STATE_FILE + file->fh_len * 4;
+	memcpy(p, file->name, file->name_len);
+	p += file->name_len;
+	if (file->pages_len) {
+		put16(p, (u16)file->pages_len);
+		p[2] = file->pages_shift;
+		p[3] = 0;
+		memcpy(p + 4, file->pages, file->pages_len);
+	}
+	w->pos += ppf_state_file_bytes(file->fh_len, file->name_len,
+				       file->pages_len);
 }
 
 /**

@@ -26,7 +26,11 @@
  *    256 KiB-segment map, and a name: the file's name in its directory in
  *    a handle file (may be empty), or its absolute path in a path file
  *    (PPF_STATE_PATHS, what ppfctl export writes: no file systems, no
- *    handles);
+ *    handles); then, if the record's flags say so (PPF_STATE_FILE_PAGES),
+ *    the pages its uses through a mapping asked for: the bitmap's length
+ *    in bytes (1 to PPF_STATE_PAGES_MAX), how many 4 KiB units each bit
+ *    stands for (a power of two, its log2 at most PPF_STATE_PAGES_SHIFT),
+ *    a zero byte, and the bitmap, bit 0 of byte 0 first;
  *  - nevents event records of PPF_STATE_EVENT bytes, oldest first: the
  *    file's index, the context and its parent, and the domain (uid, cgroup
  *    id or 0) of one open.
@@ -50,11 +54,15 @@
 #define PPF_STATE_NAME_MAX	255
 #define PPF_STATE_PATH_MAX	4095
 #define PPF_STATE_MAX_FS	64
+#define PPF_STATE_PAGES_MAX	4096	/* bytes of a file's page bitmap */
+#define PPF_STATE_PAGES_SHIFT	24
 
 /* Header flags */
 #define PPF_STATE_PATHS		0x1	/* files by path, not by handle */
 /* File system flags */
 #define PPF_STATE_FS_UUID	0x1	/* the UUID identifies it */
+/* File record flags */
+#define PPF_STATE_FILE_PAGES	0x1	/* its page bitmap follows its name */
 
 /**
  * struct ppf_state_limits - what a loader accepts
@@ -115,6 +123,9 @@ struct ppf_state_fs {
  * @map: the 256 KiB segments read then
  * @name_len: length of @name
  * @name: its name in its directory, or its path; not NUL-terminated
+ * @pages_len: bytes of @pages (0: none)
+ * @pages_shift: each bit of @pages stands for 2^@pages_shift 4 KiB units
+ * @pages: the pages its uses through a mapping asked for, a bitmap
  */
 struct ppf_state_file {
 	u32 fs;
@@ -126,6 +137,9 @@ struct ppf_state_file {
 	u64 map;
 	u32 name_len;
 	const char *name;
+	u32 pages_len;
+	u8 pages_shift;
+	const u8 *pages;
 };
 
 /**
@@ -162,7 +176,7 @@ void ppf_state_get_fs(const struct ppf_state *st, u32 i,
 const u8 *ppf_state_get_file(const u8 *rec, struct ppf_state_file *file);
 void ppf_state_get_event(const struct ppf_state *st, u32 i,
 			 struct ppf_state_event *ev);
-u64 ppf_state_file_bytes(u32 fh_len, u32 name_len);
+u64 ppf_state_file_bytes(u32 fh_len, u32 name_len, u32 pages_len);
 u64 ppf_state_size(u32 nfs, u64 file_bytes, u32 nevents);
 void ppf_state_begin(struct ppf_state_writer *w, u32 flags, u32 nfs,
 		     u32 nfiles, u32 nevents);

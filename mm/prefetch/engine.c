@@ -126,6 +126,10 @@ int ppf_engine_restore(struct ppf_restore_file *files, u32 nfiles,
 			files[i].id = f->id;
 			ppf_file_set_last_use(f, files[i].first, files[i].last,
 					      files[i].map);
+			if (files[i].pages)
+				ppf_file_pages_load(f, files[i].pages,
+						    files[i].pages_len,
+						    files[i].pages_shift);
 		}
 	}
 	for (i = 0; i < nevents; i++) {

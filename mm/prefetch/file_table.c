@@ -290,6 +290,67 @@ void ppf_file_map_pages(struct ppf_file *f, pgoff_t pages)
 }
 
 /**
+ * ppf_file_pages_saved_len() - the bytes a file's page map saves as
+ * @f: the entry
+ *
+ * The caller holds ppf_worker_mutex (no one makes or frees a map meanwhile).
+ *
+ * Return: bytes, 0 if it has no page map.
+ */
+unsigned int ppf_file_pages_saved_len(struct ppf_file *f)
+{
+	lockdep_assert_held(&ppf_worker_mutex);
+	return f->page_map ? ppf_page_map_save_bytes(f->page_map) : 0;
+}
+
+/**
+ * ppf_file_pages_save() - a file's page map as a saved bitmap
+ * @f: the entry, with a page map (ppf_file_pages_saved_len() not 0)
+ * @out: ppf_file_pages_saved_len() bytes
+ *
+ * The caller holds ppf_worker_mutex.
+ *
+ * Return: the power of two of pages each bit stands for.
+ */
+unsigned int ppf_file_pages_save(struct ppf_file *f, u8 *out)
+{
+	unsigned int shift;
+
+	lockdep_assert_held(&ppf_worker_mutex);
+	spin_lock(&f->lock);
+	shift = ppf_page_map_save(f->page_map, out);
+	spin_unlock(&f->lock);
+	return shift;
+}
+
+/**
+ * ppf_file_pages_load() - start a restored file from its saved page bitmap
+ * @f: the entry, just added, with no page map
+ * @bits: the bitmap (DOC: Saved state)
+ * @len: its bytes
+ * @shift: the power of two of pages each bit stands for
+ *
+ * A file restored with a page map was mapped.  The caller holds
+ * ppf_worker_mutex.
+ */
+void ppf_file_pages_load(struct ppf_file *f, const u8 *bits, unsigned int len,
+			 unsigned int shift)
+{
+	struct ppf_page_map *m;
+
+	lockdep_assert_held(&ppf_worker_mutex);
+	if (f->page_map)
+		return;
+	m = ppf_page_map_load(bits, len, shift);
+	if (!m)
+		return;
+	spin_lock(&f->lock);
+	f->page_map = m;
+	WRITE_ONCE(f->mapped, true);
+	spin_unlock(&f->lock);
+}
+
+/**
  * ppf_file_page_span() - the pages a file's page map expects its next use at
  * @f: the entry
  * @first: set to the first of them

@@ -290,3 +290,70 @@ unsigned long ppf_page_map_run(const struct ppf_page_map *m, pgoff_t from,
 	*first = max_t(pgoff_t, (pgoff_t)bit << m->shift, from);
 	return min_t(unsigned long, ((pgoff_t)end << m->shift) - *first, max);
 }
+
+/**
+ * ppf_page_map_save_bytes() - the size of a page map's saved bitmap
+ * @m: the map
+ *
+ * Return: bytes (DOC: Saved state).
+ */
+unsigned int ppf_page_map_save_bytes(const struct ppf_page_map *m)
+{
+	return BITS_TO_BYTES(m->nbits);
+}
+
+/**
+ * ppf_page_map_save() - the pages a map knows, as a saved bitmap
+ * @m: the map
+ * @out: ppf_page_map_save_bytes() bytes, bit 0 of byte 0 first
+ *
+ * All zero if the map has not seen a whole use: a loaded map then knows
+ * nothing either.  The caller holds the file's lock.
+ *
+ * Return: how many pages each bit stands for, as a power of two.
+ */
+unsigned int ppf_page_map_save(const struct ppf_page_map *m, u8 *out)
+{
+	unsigned long bit;
+
+	memset(out, 0, BITS_TO_BYTES(m->nbits));
+	if (!ppf_page_map_known(m))
+		return m->shift;
+	for_each_set_bit(bit, m->done, m->nbits)
+		out[bit / 8] |= BIT(bit % 8);
+	for_each_set_bit(bit, m->cur, m->nbits)
+		out[bit / 8] |= BIT(bit % 8);
+	return m->shift;
+}
+
+/**
+ * ppf_page_map_load() - a page map from a saved bitmap
+ * @bits: the bitmap, bit 0 of byte 0 first
+ * @len: its bytes, at most PPF_PAGE_MAP_BITS / 8
+ * @shift: how many pages each bit stands for, as a power of two
+ *
+ * The map knows a whole use: the saved one.  The caller holds
+ * ppf_worker_mutex.
+ *
+ * Return: the map, or NULL if it is too large, past the maps' bound, or
+ * memory is short.
+ */
+struct ppf_page_map *ppf_page_map_load(const u8 *bits, unsigned int len,
+				       unsigned int shift)
+{
+	unsigned long nbits = (unsigned long)len * BITS_PER_BYTE, bit;
+	struct ppf_page_map *m;
+
+	if (!len || nbits > PPF_PAGE_MAP_BITS)
+		return NULL;
+	m = ppf_page_map_alloc(nbits);
+	if (!m)
+		return NULL;
+	m->shift = shift;	/* nbits pages give a bit a page: now a bit for 2^shift */
+	for (bit = 0; bit < nbits; bit++)
+		if (bits[bit / 8] & BIT(bit % 8))
+			__set_bit(bit, m->done);
+	m->partial = false;
+	m->whole = !bitmap_empty(m->done, m->nbits);
+	return m;
+}

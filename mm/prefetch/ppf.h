@@ -486,6 +486,10 @@ bool ppf_page_map_span(const struct ppf_page_map *m, pgoff_t *first,
 		       pgoff_t *last);
 unsigned long ppf_page_map_run(const struct ppf_page_map *m, pgoff_t from,
 			       unsigned long max, pgoff_t *first);
+unsigned int ppf_page_map_save_bytes(const struct ppf_page_map *m);
+unsigned int ppf_page_map_save(const struct ppf_page_map *m, u8 *out);
+struct ppf_page_map *ppf_page_map_load(const u8 *bits, unsigned int len,
+				       unsigned int shift);
 
 /* use.c: under the file's lock */
 void ppf_uses_init(struct ppf_uses *u);
@@ -567,6 +571,10 @@ void ppf_file_map_pages(struct ppf_file *f, pgoff_t pages);
 bool ppf_file_page_span(struct ppf_file *f, pgoff_t *first, pgoff_t *last);
 unsigned long ppf_file_page_run(struct ppf_file *f, pgoff_t from,
 				unsigned long max, pgoff_t *first);
+unsigned int ppf_file_pages_saved_len(struct ppf_file *f);
+unsigned int ppf_file_pages_save(struct ppf_file *f, u8 *out);
+void ppf_file_pages_load(struct ppf_file *f, const u8 *bits, unsigned int len,
+			 unsigned int shift);
 void ppf_file_opened(struct ppf_file *f);
 bool ppf_files_note_open(struct ppf_sb *s, struct inode *inode);
 bool ppf_file_expected_use(struct ppf_file *f, pgoff_t *first,
@@ -605,6 +613,9 @@ void ppf_history_exit(void);
  * @first: first page of its last use (> @last: not known)
  * @last: last page of it
  * @map: the segments it read (ppf_seg_mask())
+ * @pages: its saved page bitmap, pointing into the state (NULL: none)
+ * @pages_len: bytes of @pages
+ * @pages_shift: each bit of @pages stands for 2^@pages_shift pages
  * @id: set by ppf_engine_restore(): its model id
  * @found: the file exists; set to false if it could not be added
  */
@@ -613,6 +624,9 @@ struct ppf_restore_file {
 	pgoff_t first;
 	pgoff_t last;
 	u64 map;
+	const u8 *pages;
+	u32 pages_len;
+	u8 pages_shift;
 	u32 id;
 	bool found;
 };

@@ -71,6 +71,17 @@ static u32 ppf_save_fs_index(struct ppf_save_fs *fs, struct ppf_file *f)
 	return fs->n++;
 }
 
+/* A saved file's page bitmap, written from here; under ppf_worker_mutex. */
+static u8 ppf_save_pages[PPF_STATE_PAGES_MAX];
+
+/* The bytes @f's page map saves as: 0 if none, or none this format holds. */
+static unsigned int ppf_save_pages_len(struct ppf_file *f)
+{
+	unsigned int len = ppf_file_pages_saved_len(f);
+
+	return len <= PPF_STATE_PAGES_MAX ? len : 0;
+}
+
 static void ppf_save_file(struct ppf_state_writer *w, struct ppf_save_fs *fs,
 			  struct ppf_file *f)
 {
@@ -91,6 +102,12 @@ static void ppf_save_file(struct ppf_state_writer *w, struct ppf_save_fs *fs,
 	if (ppf_file_expected_use(f, &first, &last, &rec.map)) {
 		rec.first = (u64)first << PPF_UNIT_SHIFT;
 		rec.last = (((u64)last + 1) << PPF_UNIT_SHIFT) - 1;
+	}
+	rec.pages_len = ppf_save_pages_len(f);
+	if (rec.pages_len) {
+		rec.pages_shift = ppf_file_pages_save(f, ppf_save_pages) +
+				  PPF_UNIT_SHIFT;
+		rec.pages = ppf_save_pages;
 	}
 	ppf_state_put_file(w, &rec);
 }
@@ -127,7 +144,8 @@ static u64 ppf_save_index(struct ppf_save_fs *fs, u32 *nfiles, u32 *nevents)
 				continue;
 			f->save_index = (*nfiles)++;
 			file_bytes += ppf_state_file_bytes(f->fh_len,
-							   f->name ? f->name->len : 0);
+							   f->name ? f->name->len : 0,
+							   ppf_save_pages_len(f));
 		}
 		(*nevents)++;
 	}
@@ -220,6 +238,12 @@ static bool ppf_load_file(struct ppf_restore_file *r,
 		r->first = 1;
 		r->last = 0;
 	}
+	/* A bit for less than a page cannot be had: no map then. */
+	if (rec->pages_len && rec->pages_shift >= PPF_UNIT_SHIFT) {
+		r->pages = rec->pages;
+		r->pages_len = rec->pages_len;
+		r->pages_shift = rec->pages_shift - PPF_UNIT_SHIFT;
+	}
 	return true;
 }
 
@@ -302,7 +326,8 @@ static u64 ppf_load_max_bytes(const struct ppf_state_limits *lim)
 	return ppf_state_size(PPF_STATE_MAX_FS,
 			      (u64)lim->max_files *
 			      ppf_state_file_bytes(PPF_STATE_FH_WORDS,
-						   PPF_STATE_NAME_MAX),
+						   PPF_STATE_NAME_MAX,
+						   PPF_STATE_PAGES_MAX),
 			      lim->max_events);
 }
 

@@ -15,7 +15,11 @@
 
 static const struct ppf_state_limits lim = { 100, 1000, false };
 
-/* A state of two file systems, three files, five events; caller frees. */
+/* The third file's page bitmap: pages 0, 2 and 23, a bit a page. */
+static const u8 pages[3] = { 0x05, 0x00, 0x80 };
+
+/* A state of two file systems, three files (the third with a page bitmap),
+ * five events; caller frees. */
 static u8 *make_state(u64 *len, u32 flags)
 {
 	static const char *const names[] = { "a.c", "", "lib.so" };
@@ -33,7 +37,8 @@ static u8 *make_state(u64 *len, u32 flags)
 
 	for (i = 0; i < 3; i++)
 		bytes += ppf_state_file_bytes(paths ? 0 : 2,
-					      paths ? 6 : strlen(names[i]));
+					      paths ? 6 : strlen(names[i]),
+					      i == 2 ? sizeof(pages) : 0);
 	w.size = ppf_state_size(nfs, bytes, 5);
 	w.buf = malloc(w.size);
 	ppf_state_begin(&w, flags, nfs, 3, 5);
@@ -48,6 +53,9 @@ static u8 *make_state(u64 *len, u32 flags)
 		f.name = paths ? (i == 0 ? "/a/b.c" : i == 1 ? "/a/cc1" : "/x/y.h")
 			       : names[i];
 		f.name_len = strlen(f.name);
+		f.pages = i == 2 ? pages : NULL;
+		f.pages_len = i == 2 ? sizeof(pages) : 0;
+		f.pages_shift = 0;
 		ppf_state_put_file(&w, &f);
 	}
 	for (i = 0; i < 5; i++) {
@@ -97,10 +105,13 @@ static void test_state_roundtrip(void)
 	p = ppf_state_get_file(st.files, &f);
 	EXPECT(f.fs == 0 && f.fh[0] == 100 && f.fh_len == 2 && f.last == 7 &&
 	       f.name_len == 3 && !memcmp(f.name, "a.c", 3), "file 0");
+	EXPECT(f.pages_len == 0 && !f.pages, "file 0 has no page bitmap");
 	p = ppf_state_get_file(p, &f);
 	EXPECT(f.fs == 1 && f.name_len == 0, "file 1");
 	p = ppf_state_get_file(p, &f);
 	EXPECT(p == st.events && f.name_len == 6, "file 2 ends at the events");
+	EXPECT(f.pages_len == 3 && f.pages_shift == 0 && f.pages &&
+	       !memcmp(f.pages, pages, 3), "file 2's page bitmap");
 	ppf_state_get_event(&st, 4, &ev);
 	EXPECT(ev.file == 1 && ev.ctx == 44 && ev.parent == 1 && ev.domain == 1000,
 	       "event 4");
@@ -159,6 +170,16 @@ static void first_last(u8 *b, u64 *len)
 	put32(b + 40 + 96 + 20, 1 << 20);	/* last = 2^52 units */
 }
 
+/* The third file's page bitmap: its length, unit and zero byte, then it. */
+#define PAGES_AT(len)	(*(len) - 5 * 20 - 3 - 4)
+static void pages_flags(u8 *b, u64 *len) { (void)len; b[40 + 96 + 6] = 2; }
+static void pages_empty(u8 *b, u64 *len) { b[PAGES_AT(len)] = 0; }
+static void pages_long(u8 *b, u64 *len) { b[PAGES_AT(len) + 1] = 0x10; b[PAGES_AT(len)] = 1; }
+static void pages_shift(u8 *b, u64 *len) { b[PAGES_AT(len) + 2] = 25; }
+static void pages_pad(u8 *b, u64 *len) { b[PAGES_AT(len) + 3] = 1; }
+/* A page bitmap's length past the record: the next bytes read as it. */
+static void pages_past(u8 *b, u64 *len) { b[PAGES_AT(len)] = 200; }
+
 static void test_state_refused(void)
 {
 	struct ppf_state_limits small = lim;
@@ -179,6 +200,12 @@ static void test_state_refused(void)
 	refused("bad type name", fs_type, true, -EINVAL, "type", &lim);
 	refused("name with a slash", name_slash, true, -EINVAL, "name", &lim);
 	refused("last use past any end", first_last, true, -EINVAL, "last use", &lim);
+	refused("unknown file record flags", pages_flags, true, -EINVAL, "flags", &lim);
+	refused("empty page bitmap", pages_empty, true, -EINVAL, "page bitmap", &lim);
+	refused("page bitmap past 4096 bytes", pages_long, true, -EINVAL, "page bitmap", &lim);
+	refused("page bitmap unit past 2^24", pages_shift, true, -EINVAL, "page bitmap", &lim);
+	refused("page bitmap's zero byte set", pages_pad, true, -EINVAL, "page bitmap", &lim);
+	refused("page bitmap past the records", pages_past, true, -EINVAL, "", &lim);
 	small.max_files = 2;
 	refused("files past a small budget", add_tail, false, -EFBIG, "max_files", &small);
 }

@@ -185,7 +185,8 @@ static int ppf_build(struct ppf_buf *out, const struct ppf_state *st,
 		x[i].newindex = nfiles++;
 		x[i].rec.name = x[i].name;
 		x[i].rec.name_len = strlen(x[i].name);
-		bytes += ppf_state_file_bytes(x[i].rec.fh_len, x[i].rec.name_len);
+		bytes += ppf_state_file_bytes(x[i].rec.fh_len, x[i].rec.name_len,
+					      x[i].rec.pages_len);
 	}
 	for (i = 0; i < st->nevents; i++) {
 		ppf_state_get_event(st, i, &ev);

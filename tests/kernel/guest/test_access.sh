@@ -17,8 +17,10 @@
 #           exactly those three pages are prefetched (its page map,
 #           page_map.c), not the three quarters of G their 256 KiB segments
 #           make; and G's own open reads the pages the open's task has not
-#           faulted yet (opened_planned).  Not on 6.1, which has no fault
-#           tracepoint: there a mapped file keeps its segments.
+#           faulted yet (opened_planned); and a state saved and loaded
+#           brings the map back (after a reset, P again brings the three
+#           pages alone).  Not on 6.1, which has no fault tracepoint: there
+#           a mapped file keeps its segments.
 # access    uid 1000 reads the statistics and the settings, and may change
 #           nothing: a setting, reset, enabled, through ppfctl too.
 #           /proc/predictive_prefetch_state is root's: uid 1000 can neither
@@ -28,7 +30,7 @@
 . /ppf/guest/lib.sh
 . /ppf/guest/test_robust_lib.sh
 
-plan 29
+plan 30
 
 CTL=/ppf/ppfctl
 STATE=/proc/predictive_prefetch_state
@@ -188,6 +190,24 @@ else
 	skip "page maps: G's open reads its other pages at once" "premise"
 	skip "page maps: counted (opened_planned)" "premise"
 	skip "page maps: tracepoint ppf_own_pages fired (G's pages 32-240)" "premise"
+fi
+# Saved, the model reset, loaded: G's map comes back with it.
+cat /proc/predictive_prefetch_state > /tmp/pm.state
+set_ppf reset 1
+cat /tmp/pm.state > /proc/predictive_prefetch_state
+loaded=$?
+drop_caches
+cold=$(g_kb 0 1024)
+cat P > /dev/null
+settle
+set -- $(g_kb 128 4) $(g_kb 640 4) $(g_kb 960 4) $(g_kb 0 1024)
+echo "G after P, the state saved, reset and loaded (rc $loaded): $1 $2 $3 KiB, $4 KiB in all"
+if [ "$(stat_of read_fallback)" = 1 ]; then
+	skip "page maps: saved and loaded, P brings G's three pages alone" "no fault tracepoint (before 6.10)"
+elif premise "page maps: the state loaded, G cold before P" eq "$loaded $cold" "0 0"; then
+	check "page maps: saved and loaded, P brings G's three pages alone" eq "$1$2$3 $4" "444 12"
+else
+	skip "page maps: saved and loaded, P brings G's three pages alone" "premise"
 fi
 
 # ---- unprivileged access --------------------------------------------------
