@@ -12,7 +12,9 @@
  * PPF_PAYOFF_WINDOW, in one unit, time:
  *
  *   cost    = the worker's CPU time on the events of files on the device
- *   benefit = prefetched files of the device opened afterwards
+ *   benefit = prefetched files of the device opened afterwards, and
+ *             mapped files whose own open read their page maps' pages
+ *             (each saves its task at least its first fault's read)
  *             x the device's mean read latency in the window (its own
  *               block statistics: what a demand read costs there now)
  *

@@ -423,6 +423,8 @@ static bool ppf_prefetch_file(struct ppf_session *ps, struct ppf_file *f,
 		ppf_stat_inc(prefetch_issued);
 		if (!own)
 			ppf_pending_add(f, seq);
+		else	/* its open has come: used, as far as the back-off goes */
+			ppf_payoff_useful(ppf_sb_dev(f->sb));
 	}
 	*next = first + chunk < start + nr ? first + chunk : 0;
 	return true;
