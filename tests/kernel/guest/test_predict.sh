@@ -98,6 +98,25 @@ scratch_removed() {	# pages leave another file's page cache
 	: > scratch
 	rm scratch
 }
+# The same, from a file in none of A's, B's, C's, D's and X's buckets of
+# removals (tools/bucket.c): one sharing a bucket with a file rightly has
+# it looked at again, and which inode a new file gets is not fixed.  The
+# files tried and left are removed by scratch_tidy.
+scratch_elsewhere() {
+	busy=" $(/ppf/bucket A B C D X | tr '\n' ' ')"
+	n=0
+	while :; do
+		dd if=/dev/zero of=scratch$n bs=4k count=8 2>/dev/null
+		case "$busy" in
+		*" $(/ppf/bucket scratch$n) "*) n=$((n + 1)) ;;
+		*) break ;;
+		esac
+		[ $n -lt 32 ] || bail "no scratch file outside A B C D X's buckets"
+	done
+	: > scratch$n
+	rm scratch$n
+}
+scratch_tidy() { rm -f scratch[0-9]*; }
 cat A B C D X > /dev/null
 settle 0
 # Named again after a removal, each is looked at once and found cached.
@@ -113,12 +132,15 @@ check "all cached: B, C and D not looked at again" eval '! looked_at'
 # counted per bucket of files.  The removal has the model name its whole
 # chain again (the worker's restate), and the files it names are still
 # not looked at.
-scratch_removed
+scratch_elsewhere
 traced_run
+echo "# after another file's removal: $decoded decodes, $(echo "$trace" |
+	grep -Ec "ppf_prefetch(_skip)?: ") prefetches and skips traced"
 premise "all cached: the removal had the model name B, C and D again" \
 	test "$(named)" -ge 3
 check "all cached: another file's removed pages do not make them looked at" \
 	eval '! looked_at'
+scratch_tidy
 /ppf/resident --evict "@$held_C"
 check "C alone evicted" eq "$(resident_kb C)$(resident_kb B)" 0256
 cat A > /dev/null
@@ -404,7 +426,11 @@ fi
 # (16 useful prefetches at most in a window: at 1.35 ms a read, 6.1's
 # ratio would still be about 2.5.)  Within a few windows the device is paused
 # and its events are dropped; after the pause, a cold cache is prefetched
-# again.
+# again.  How many of a pass's three prefetches are used depends on whether
+# the worker starts B's readahead before cat opens B: Debian 6.12 paused
+# with 1 and with 4 used in two runs of the same commit, so the check asks
+# for at least one use, which a pause needs (a window with none gives no
+# verdict) and the tracepoint's pausing verdict shows.
 set_ppf model_order 51
 train
 set_ppf backoff 1
@@ -432,7 +458,7 @@ echo "# backoff: paused after $i passes, $(($(stat_of events_open) - ev0)) opens
 echo "$trace" | grep -o "ppf_payoff: .*" | awk '{
 	c = $3; b = $4; sub(/cost=/, "", c); sub(/ns/, "", c); sub(/benefit=/, "", b); sub(/ns/, "", b)
 	printf "# %s cost/benefit %s\n", $0, (b > 0 ? sprintf("%.1f", c / b) : "-") }'
-check "backoff: prefetches were used" ge "$(stat_of prefetch_useful)" $((useful + 3))
+check "backoff: prefetches were used" ge "$(stat_of prefetch_useful)" $((useful + 1))
 check "backoff: a device where they save less than they cost is paused" \
 	ge "$(stat_of payoff_pauses)" $((pauses + 1))
 check "backoff: a paused device's events are dropped" \
