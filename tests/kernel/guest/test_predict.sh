@@ -104,6 +104,7 @@ scratch_removed() {	# pages leave another file's page cache
 # files tried and left are removed by scratch_tidy.
 scratch_elsewhere() {
 	busy=" $(/ppf/bucket A B C D X | tr '\n' ' ')"
+	[ "$(echo $busy | wc -w)" = 5 ] || bail "tools/bucket: no bucket for A B C D X"
 	n=0
 	while :; do
 		dd if=/dev/zero of=scratch$n bs=4k count=8 2>/dev/null
