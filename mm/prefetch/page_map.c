@@ -72,7 +72,7 @@
  * @partial: the use going on began before the map was there
  * @whole: a whole use was seen with the map in place
  * @cur: the use going on
- * @done: the finished uses since the pattern last moved
+ * @done: the union of the finished uses
  * @bits: the storage of @cur and @done
  */
 struct ppf_page_map {
@@ -93,29 +93,17 @@ static size_t ppf_page_map_size(unsigned long nbits)
 	       2 * BITS_TO_LONGS(nbits) * sizeof(unsigned long);
 }
 
-/**
- * ppf_page_map_alloc() - a page map for a file, none of its pages seen
- * @pages: the file's size in pages
- *
- * The caller holds ppf_worker_mutex.
- *
- * Return: the map, or NULL if the file is empty, all the maps together
- * would pass their bound, or memory is short.
+/*
+ * An empty map of @nbits bits, each for 2^@shift pages, its use going on
+ * begun before it; NULL past the maps' bound or short of memory.
  */
-struct ppf_page_map *ppf_page_map_alloc(pgoff_t pages)
+static struct ppf_page_map *ppf_page_map_new(unsigned long nbits,
+					     unsigned int shift)
 {
+	size_t size = ppf_page_map_size(nbits);
 	struct ppf_page_map *m;
-	unsigned int shift = 0;
-	unsigned long nbits;
-	size_t size;
 
 	lockdep_assert_held(&ppf_worker_mutex);
-	if (!pages)
-		return NULL;
-	while ((pages - 1) >> shift >= PPF_PAGE_MAP_BITS)
-		shift++;
-	nbits = ((pages - 1) >> shift) + 1;
-	size = ppf_page_map_size(nbits);
 	if (atomic_long_add_return(size, &ppf_page_maps_bytes) >
 	    PPF_PAGE_MAPS_BYTES) {
 		atomic_long_sub(size, &ppf_page_maps_bytes);
@@ -133,6 +121,27 @@ struct ppf_page_map *ppf_page_map_alloc(pgoff_t pages)
 	m->done = m->bits + BITS_TO_LONGS(nbits);
 	ppf_stat_inc(page_maps);
 	return m;
+}
+
+/**
+ * ppf_page_map_alloc() - a page map for a file, none of its pages seen
+ * @pages: the file's size in pages
+ *
+ * A bit a page, or for as many pages as keep the bitmap within
+ * PPF_PAGE_MAP_BITS.  The caller holds ppf_worker_mutex.
+ *
+ * Return: the map, or NULL if the file is empty, all the maps together
+ * would pass their bound, or memory is short.
+ */
+struct ppf_page_map *ppf_page_map_alloc(pgoff_t pages)
+{
+	unsigned int shift = 0;
+
+	if (!pages)
+		return NULL;
+	while ((pages - 1) >> shift >= PPF_PAGE_MAP_BITS)
+		shift++;
+	return ppf_page_map_new(((pages - 1) >> shift) + 1, shift);
 }
 
 /**
@@ -346,10 +355,9 @@ struct ppf_page_map *ppf_page_map_load(const u8 *bits, unsigned int len,
 
 	if (!len || nbits > PPF_PAGE_MAP_BITS)
 		return NULL;
-	m = ppf_page_map_alloc(nbits);
+	m = ppf_page_map_new(nbits, shift);
 	if (!m)
 		return NULL;
-	m->shift = shift;	/* nbits pages give a bit a page: now a bit for 2^shift */
 	for (bit = 0; bit < nbits; bit++)
 		if (bits[bit / 8] & BIT(bit % 8))
 			__set_bit(bit, m->done);

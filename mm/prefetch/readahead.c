@@ -197,62 +197,51 @@ static bool ppf_known_cached(struct ppf_file *f)
 }
 
 /*
- * The next chunk of the pages to read, from *@next on (0: from the start of
- * the range): a piece of one segment that the expected use touches (@map) and
- * that is not all cached.  Returns its size (0: nothing is left) and sets
- * *@first; counts the cached pages it moved over, and in *@cached those of
- * the chunk returned.
+ * The next piece of [@start, @end) at or after @from that the expected use
+ * touches, at most one chunk: a run of the file's page map (@map 0, DOC:
+ * Page maps), or a piece of one segment that @map says was touched.  Sets
+ * *@at; returns its pages (0: none left).
  */
-static unsigned long ppf_next_chunk(struct address_space *mapping,
-				    pgoff_t start, unsigned long nr, u64 map,
-				    pgoff_t next, pgoff_t *first,
-				    unsigned long *cached)
+static unsigned long ppf_next_wanted(struct ppf_file *f, u64 map,
+				     pgoff_t from, pgoff_t end, pgoff_t *at)
 {
 	unsigned long chunk;
-	bool reading;
 
-	if (next > start && next < start + nr) {
-		nr -= next - start;
-		start = next;
+	if (!map) {
+		chunk = ppf_file_page_run(f, from, PPF_CHUNK_PAGES, at);
+		return chunk && *at < end ?
+		       min_t(unsigned long, chunk, end - *at) : 0;
 	}
-	while (nr) {
-		chunk = min_t(unsigned long, nr,
-			      PPF_SEG_PAGES - (start & (PPF_SEG_PAGES - 1)));
-		if (ppf_seg_used(map, start)) {
-			*cached = ppf_pages_cached(mapping, start, chunk, &reading);
-			if (*cached < chunk) {
-				*first = start;
-				return chunk;
-			}
-			ppf_stat_add(pages_cached, chunk);
+	for (; from < end; from += chunk) {
+		chunk = min_t(unsigned long, end - from,
+			      PPF_SEG_PAGES - (from & (PPF_SEG_PAGES - 1)));
+		if (ppf_seg_used(map, from)) {
+			*at = from;
+			return chunk;
 		}
-		start += chunk;
-		nr -= chunk;
-		cond_resched();
 	}
 	return 0;
 }
 
 /*
- * ppf_next_chunk() for a file read from its page map: the next run of the
- * pages its uses asked for, from *@next on, up to @end, that is not all
- * cached.
+ * The next chunk of the pages to read, from *@next on (0, or outside the
+ * range: from its start): the next piece the expected use touches
+ * (ppf_next_wanted()) that is not all cached.  Returns its size (0: nothing
+ * is left) and sets *@first; counts the cached pages it moved over, and in
+ * *@cached those of the chunk returned.
  */
-static unsigned long ppf_next_run(struct address_space *mapping,
-				  struct ppf_file *f, pgoff_t start,
-				  pgoff_t end, pgoff_t next, pgoff_t *first,
-				  unsigned long *cached)
+static unsigned long ppf_next_chunk(struct address_space *mapping,
+				    struct ppf_file *f, pgoff_t start,
+				    unsigned long nr, u64 map, pgoff_t next,
+				    pgoff_t *first, unsigned long *cached)
 {
+	pgoff_t end = start + nr;
 	unsigned long chunk;
 	bool reading;
 
-	if (next > start)
+	if (next > start && next < end)
 		start = next;
-	while (start < end &&
-	       (chunk = ppf_file_page_run(f, start, PPF_CHUNK_PAGES, first))) {
-		if (*first >= end)
-			return 0;
-		chunk = min_t(unsigned long, chunk, end - *first);
+	while ((chunk = ppf_next_wanted(f, map, start, end, first))) {
 		*cached = ppf_pages_cached(mapping, *first, chunk, &reading);
 		if (*cached < chunk)
 			return chunk;
@@ -381,12 +370,8 @@ static bool ppf_prefetch_file(struct ppf_session *ps, struct ppf_file *f,
 	wanted = ppf_wanted_range(f, &start, &map);
 	nr = ppf_prefetch_range(wanted, start, inode);
 	removals = ppf_page_cache_removals_of(mapping);
-	if (map)
-		chunk = ppf_next_chunk(mapping, start, nr, map, *next, &first,
-				       &cached);
-	else
-		chunk = ppf_next_run(mapping, f, start, start + nr, *next,
-				     &first, &cached);
+	chunk = ppf_next_chunk(mapping, f, start, nr, map, *next, &first,
+			       &cached);
 	if (!chunk) {
 		if (fresh) {
 			st->cached_first = start;
