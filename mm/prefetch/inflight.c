@@ -45,6 +45,8 @@ struct ppf_issue {
 static struct ppf_issue ppf_inflight[PPF_INFLIGHT_RECORDS];
 static unsigned int ppf_inflight_head, ppf_inflight_tail;
 static unsigned long ppf_inflight_pages;
+/* Records retired while counted in flight, ever: the pacing's sign of change. */
+static unsigned long ppf_inflight_retires;
 static struct ppf_issue ppf_pending[PPF_PENDING_RECORDS];
 static unsigned int ppf_pending_head, ppf_pending_tail;
 
@@ -57,6 +59,8 @@ static bool ppf_issue_done(const struct ppf_issue *r)
 /* No longer in flight: not counted, its folio let go. */
 static void ppf_issue_retire(struct ppf_issue *r)
 {
+	if (r->nr)
+		ppf_inflight_retires++;
 	ppf_inflight_pages -= r->nr;
 	r->nr = 0;
 	if (r->watch) {
@@ -141,6 +145,19 @@ bool ppf_prefetch_busy(void)
 	lockdep_assert_held(&ppf_worker_mutex);
 	ppf_inflight_reap();
 	return ppf_inflight_pages != 0;
+}
+
+/**
+ * ppf_prefetch_retired() - how many chunks have left the in-flight count
+ *
+ * Read, failed, opened, or let go.  The caller holds ppf_worker_mutex.
+ *
+ * Return: a count that only grows (wrapping), to compare with an earlier one.
+ */
+unsigned long ppf_prefetch_retired(void)
+{
+	lockdep_assert_held(&ppf_worker_mutex);
+	return ppf_inflight_retires;
 }
 
 /**

@@ -10,8 +10,8 @@
  * files several opens ahead; the next one is needed first).  A file planned
  * again keeps the earlier of its two times.
  *
- * After each batch of events, and every PPF_PACE_NS while anything is
- * planned or being read, the worker starts the readahead of the plan's head
+ * After each batch of events, and while anything is planned or being read
+ * on a timer (below), the worker starts the readahead of the plan's head
  * one chunk (256 KiB) at a time (readahead.c), while less prefetched data is
  * in flight than max_inflight_kb.  A large file goes one event later after
  * each chunk, so that the files expected right after it are read between
@@ -46,6 +46,21 @@
  * all we know: the worker then has the models name everything again
  * (ppf_plan_take_dropped()), since a standing prediction is not news.
  *
+ * The timer is how the worker sees readahead end: nothing tells it when a
+ * read completes, so it looks (a flag test per chunk in flight, inflight.c).
+ * It looks PPF_PACE_NS after a pass that started or retired readahead, and
+ * twice as long after each pass that did neither (with nothing planned,
+ * after each that started nothing): a chunk in flight takes
+ * 26 ms at 10 MB/s, and looking every 0.5 ms all that time was most of the
+ * worker's CPU on a disk (pystart-hdd2001: 8,489 passes in a 7.6 s run and
+ * 50 ms of CPU; 280 passes and 20 ms since).  While the plan waits for room the gap
+ * grows to PPF_PACE_ROOM_MAX_NS at most: the default max_inflight_kb in
+ * flight keeps even a 8 GB/s device busy longer than that, so the device
+ * does not run dry before the worker refills it.  With nothing planned,
+ * looking only retires finished chunks (their folio references and their
+ * count) and the gap grows to PPF_PACE_REAP_MAX_NS; an open that finds its
+ * prefetch looks at the chunk itself (ppf_prefetch_opened()).
+ *
  * Everything here runs in the worker under ppf_worker_mutex, but the timer.
  */
 #include <linux/cred.h>
@@ -58,8 +73,12 @@
 #define PPF_PLAN_SLOTS		128
 /* Planned this many events after it was expected, and not opened: wrong. */
 #define PPF_PLAN_LATE		64
-/* How often the worker looks at the readahead in flight while it waits. */
+/* How soon the worker looks at the readahead in flight after a change. */
 #define PPF_PACE_NS		(500 * NSEC_PER_USEC)
+/* The longest it waits to look while the plan waits for room... */
+#define PPF_PACE_ROOM_MAX_NS	(2 * NSEC_PER_MSEC)
+/* ... and while nothing is planned, only read. */
+#define PPF_PACE_REAP_MAX_NS	(64 * NSEC_PER_MSEC)
 
 /**
  * struct ppf_plan - a file planned for readahead
@@ -84,6 +103,8 @@ struct ppf_plan {
 static struct ppf_plan ppf_plans[PPF_PLAN_SLOTS];
 static unsigned int ppf_nr_plans;
 static struct hrtimer ppf_pace_timer;
+/* The gap before the next look while nothing changes; under ppf_worker_mutex. */
+static u64 ppf_pace_gap = PPF_PACE_NS;
 static bool ppf_pacing_stopped;
 /* What the timer queues, and where: the worker's pacing pass (worker.c). */
 static struct kthread_worker *ppf_pace_worker;
@@ -328,6 +349,16 @@ void ppf_plan_opened(struct ppf_file *f)
 		ppf_plan_remove(i);
 }
 
+/*
+ * When to look again: soon after a pass that changed anything (@moved),
+ * twice as late as last time after one that did not, at most @max.
+ */
+static u64 ppf_pace_backoff(bool moved, u64 max)
+{
+	ppf_pace_gap = moved ? PPF_PACE_NS : min(ppf_pace_gap * 2, max);
+	return min(ppf_pace_gap, max);
+}
+
 /**
  * ppf_pace() - start what the plan and the device's room allow
  * @seq: the current event number
@@ -339,11 +370,13 @@ void ppf_plan_opened(struct ppf_file *f)
  */
 u64 ppf_pace(u64 seq)
 {
+	unsigned long retired = ppf_prefetch_retired();
+	bool started = false, waiting = false;
 	enum ppf_skip_reason why;
 	struct ppf_session ps;
 	struct ppf_plan *p;
 	struct ppf_file *f;
-	u64 again = PPF_PACE_NS;
+	u64 again = 0;
 
 	lockdep_assert_held(&ppf_worker_mutex);
 	ppf_prefetch_begin(&ps);
@@ -360,6 +393,7 @@ u64 ppf_pace(u64 seq)
 			continue;
 		}
 		if (ppf_prefetch(&ps, f, p->cred, seq, p->own, &p->next, &why)) {
+			started = true;
 			if (p->deep)
 				ppf_lookahead_paid();
 			p->deep = false;	/* counted once, at its first chunk */
@@ -371,27 +405,44 @@ u64 ppf_pace(u64 seq)
 		}
 		if (why == PPF_SKIP_INFLIGHT) {
 			ppf_stat_inc(skipped[why]);
-			goto out;	/* no room now: the head goes first later */
+			waiting = true;	/* no room now: the head goes first later */
+			break;
 		}
 		ppf_plan_remove(0);
 		ppf_plan_skipped(f, f->id, why);
 	}
-	if (!ppf_prefetch_busy())
-		again = 0;
-out:
+	if (waiting)	/* room comes as chunks in flight are retired */
+		again = ppf_pace_backoff(started ||
+					 ppf_prefetch_retired() != retired,
+					 PPF_PACE_ROOM_MAX_NS);
+	else if (ppf_prefetch_busy())	/* only retiring is left to do */
+		again = ppf_pace_backoff(started, PPF_PACE_REAP_MAX_NS);
+	else
+		ppf_pace_gap = PPF_PACE_NS;
 	ppf_prefetch_end(&ps);
 	return again;
 }
 
 /**
  * ppf_pace_later() - have the worker call ppf_pace() again
- * @delay_ns: in how long
+ * @delay_ns: in how long at the latest
+ *
+ * A timer already set to fire sooner is left alone; one set later is
+ * brought forward.  A timer whose callback is still running counts as not
+ * set: the callback has queued the pass that is calling this, and no
+ * other, so skipping here (as hrtimer_active() would) could stop the
+ * pacing until the next event.  Called by the worker.
  */
 void ppf_pace_later(u64 delay_ns)
 {
-	if (!READ_ONCE(ppf_pacing_stopped) && !hrtimer_active(&ppf_pace_timer))
-		hrtimer_start(&ppf_pace_timer, ns_to_ktime(delay_ns),
-			      HRTIMER_MODE_REL);
+	ktime_t delay = ns_to_ktime(delay_ns);
+
+	if (READ_ONCE(ppf_pacing_stopped))
+		return;
+	if (hrtimer_is_queued(&ppf_pace_timer) &&
+	    hrtimer_get_remaining(&ppf_pace_timer) <= delay)
+		return;
+	hrtimer_start(&ppf_pace_timer, delay, HRTIMER_MODE_REL);
 }
 
 static enum hrtimer_restart ppf_pace_timer_fn(struct hrtimer *timer)

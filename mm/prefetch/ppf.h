@@ -695,6 +695,7 @@ void ppf_inflight_add(u32 id, pgoff_t first, unsigned long span,
 		      unsigned long nr, u64 seq, struct address_space *mapping);
 void ppf_pending_add(struct ppf_file *f, u64 seq);
 bool ppf_prefetch_busy(void);
+unsigned long ppf_prefetch_retired(void);
 unsigned long ppf_prefetch_inflight_kb(void);
 void ppf_prefetch_reap(u64 seq);
 void ppf_prefetch_opened(struct ppf_file *f);

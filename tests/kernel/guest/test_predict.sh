@@ -4,8 +4,8 @@
 # see tests/kernel/run_tests.py.
 . /ppf/guest/lib.sh
 
-# 56 checks on every kernel: those a kernel cannot run are skipped.
-plan 56
+# 57 checks on every kernel: those a kernel cannot run are skipped.
+plan 57
 mount_data /mnt || bail "mount"
 load_ppf || bail "insmod"
 cd /mnt
@@ -397,13 +397,63 @@ if [ -d /sys/kernel/config/nullb ] && mkdir $slow 2>/dev/null; then
 	echo "after L1 with lookahead 16: L10 $1 KiB, L50 $2 KiB"
 	check "lookahead 16: the 10th file is read ahead, not the 50th" eq "$1 $2" "4 0"
 	set_ppf lookahead 64
+	# Pacing (pacing.c): nothing says when a read ends, so while readahead
+	# is in flight the worker looks on a timer, 0.5 ms after a change and
+	# twice as late after each look that found none, every 64 ms at most
+	# once nothing is planned.  BIG, 2 MiB predicted after T, is read
+	# ahead on this disk in 4 KiB requests of 10 ms each: about 5 s in
+	# flight (mq-deadline holds all 512 requests, so that the worker is not
+	# held up submitting them; null_blk alone takes one).  Between 1 s and 3 s after T's open it is still being read
+	# (the premise, seen at both ends), and the worker looks at most once
+	# per 32 ms of it, plus 8; looking every 0.5 ms, as it did before,
+	# would be 4,000 times.
+	dd if=/dev/zero of=/mnt2/la/BIG bs=1M count=2 2>/dev/null
+	echo t > /mnt2/la/T
+	sync
+	for pass in 1 2 3 4 5; do
+		cat /mnt2/la/T /mnt2/la/BIG > /dev/null
+		cat /mnt2/la/L1 > /dev/null
+	done
+	settle 0
+	q=/sys/block/${slowdev##*/}/queue
+	max_kb=$(cat $q/max_sectors_kb)
+	nr=$(cat $q/nr_requests)
+	sched=$(sed 's/.*\[\(.*\)\].*/\1/' $q/scheduler)
+	echo mq-deadline > $q/scheduler
+	echo 4 > $q/max_sectors_kb
+	echo 1024 > $q/nr_requests
+	drop_caches
+	cat /mnt2/la/T > /dev/null
+	sleep 1
+	runs=$(stat_of pace_timer_runs)
+	kb1=$(stat_of prefetch_inflight_kb)
+	t1=$(now_ms)
+	sleep 2
+	t2=$(now_ms)
+	kb2=$(stat_of prefetch_inflight_kb)
+	runs=$(($(stat_of pace_timer_runs) - runs))
+	echo "# pacing: $kb1 then $kb2 KiB in flight, $runs timer passes in $((t2 - t1)) ms"
+	if premise "pacing: BIG was still being read ahead 1 s and 3 s after T's open" \
+		eval '[ "$kb1" -gt 0 ] && [ "$kb2" -gt 0 ]'; then
+		check "pacing: the worker looks at readahead in flight at most once per 32 ms, plus 8" \
+			le "$runs" $(((t2 - t1) / 32 + 8))
+	fi
+	n=0
+	while [ "$(stat_of prefetch_inflight_kb)" != 0 ] && [ $n -lt 20 ]; do
+		sleep 1
+		n=$((n + 1))
+	done
+	echo "$max_kb" > $q/max_sectors_kb
+	echo "$sched" > $q/scheduler
+	echo "$nr" > $q/nr_requests 2>/dev/null
 	umount /mnt2
 else
 	for c in "the slow disk exists" "the slow disk is mounted" \
 		 "prefetches opened before their readahead was done count as late" \
 		 "lookahead 16: the 10th file is read ahead, not the 50th" \
 		 "io_class auto: the slow disk is rotational" \
-		 "io_class auto: idle on a rotational device"; do
+		 "io_class auto: idle on a rotational device" \
+		 "pacing: the worker looks at readahead in flight at most once per 32 ms, plus 8"; do
 		skip "lookahead: $c" "no null_blk in configfs"
 	done
 fi
