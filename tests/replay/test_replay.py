@@ -438,6 +438,22 @@ def test_drop_mark(tmp_path):
     assert not (tmp_path / "bad.json").exists()
 
 
+def test_phase_before_the_timed_part(tmp_path):
+    """--phase-us=N sleeps N us before the timed part, not in it; a value
+    out of 0..1000000 is refused before anything runs."""
+    t = gap_trace(tmp_path)
+    base = run_json(t, tmp_path / "tree", tmp_path, "--spin-rate=1000")
+    start = time.monotonic()
+    d = run_json(t, tmp_path / "tree", tmp_path, "--spin-rate=1000", "--phase-us=400000",
+                 name="p.json")
+    assert time.monotonic() - start >= 0.4
+    assert d["elapsed_ns"] < base["elapsed_ns"] + 200_000_000, (base["elapsed_ns"],
+                                                                d["elapsed_ns"])
+    for bad in ("--phase-us=-1", "--phase-us=1000001", "--phase-us=1ms"):
+        res = replay("run", "--quiet", bad, t, tmp_path / "tree", check=False)
+        assert res.returncode == 2 and bad in res.stderr, res.stderr
+
+
 def meminfo_kb(key):
     for line in open("/proc/meminfo"):
         if line.startswith(key + ":"):

@@ -20,6 +20,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../../include/ppf_cli.h"
@@ -35,6 +36,7 @@ const char *const replay_probes_names[] = { "timed", "think", NULL };
 struct run_args {
 	const char *trace_path, *dir, *json, *events, *drop_mark, *faults;
 	int quiet, no_tree_check;
+	long phase_us;		/* --phase-us: slept before the drop and the timed part */
 };
 
 static int drop_caches(void)
@@ -136,6 +138,17 @@ static int parse_args(struct replay_state *r, struct run_args *a, int argc, char
 			    r->fixed_rate > 1e6) {
 				fprintf(stderr, "ppf-replay run: %s: not a number of iterations "
 						"a microsecond above 0 (at most 1000000)\n", s);
+				return -1;
+			}
+		} else if (!strncmp(s, "--phase-us=", 11)) {
+			char *end;
+
+			errno = 0;
+			a->phase_us = strtol(s + 11, &end, 10);
+			if (errno || end == s + 11 || *end || a->phase_us < 0 ||
+			    a->phase_us > 1000000) {
+				fprintf(stderr, "ppf-replay run: %s: not a number of microseconds "
+						"from 0 to 1000000\n", s);
 				return -1;
 			}
 		} else if (parse_value(argc, argv, &i, "--events", &a->events) ||
@@ -324,6 +337,20 @@ int replay_run(int argc, char **argv)
 	 * 28 % slower than the link, which deletes its outputs at its end).
 	 * --cold's drop syncs first anyway.
 	 */
+	/*
+	 * --phase-us: the same run, begun that much later against the guest's
+	 * clock ticks and timers.  Under a fixed instruction rate a run is
+	 * exactly repeatable, yet a few instructions more or less anywhere
+	 * before it shift every later decision of the scheduler and the
+	 * elevator; runs at a few phases show how far that alone moves a
+	 * figure (docs/results.md, "Spread").
+	 */
+	if (a.phase_us) {
+		struct timespec ts = { a.phase_us / 1000000, a.phase_us % 1000000 * 1000 };
+
+		while (nanosleep(&ts, &ts) && errno == EINTR)
+			;
+	}
 	if (r->cold && drop_caches())
 		return 1;
 	if (!r->cold && !r->no_sync)
