@@ -1,4 +1,4 @@
-"""python3 -m eval.harness {run,report,calibrate,demo,selftest,workloads,realcheck} ...
+"""python3 -m eval.harness {run,report,spread,calibrate,demo,selftest,workloads,realcheck} ...
 
 run --trace FILE --profile P --models none,epcm --hot: any recorded trace
 (adhoc.py), without an experiment file."""
@@ -60,6 +60,18 @@ def check_run(ap: argparse.ArgumentParser, a: argparse.Namespace) -> None:
         ap.error("run --trace: --profile is required (" + ", ".join(PROFILES) + ")")
     if a.profile and a.profile not in PROFILES:
         ap.error(f"run: unknown profile {a.profile} (" + ", ".join(PROFILES) + ")")
+
+
+def phases(s: str) -> int:
+    """spread --phases: 2..len(PHASES_US)."""
+    from .spread import PHASES_US
+    try:
+        n = int(s)
+    except ValueError:
+        n = 0
+    if not 2 <= n <= len(PHASES_US):
+        raise argparse.ArgumentTypeError(f"{s}: not a number of phases in 2..{len(PHASES_US)}")
+    return n
 
 
 def show_workloads(names: List[str]) -> int:
@@ -139,6 +151,17 @@ def parser() -> argparse.ArgumentParser:
     k.add_argument("--save-faults", action="store_true",
                    help="write TRACE.faults.gz beside the trace from the boot's traced "
                         "real cold run (what the experiments' replays of it then use)")
+    sp = sub.add_parser("spread", help="how far each figure of experiments moves when "
+                                       "only the run's phase does (spread.py)")
+    sp.add_argument("experiments", nargs="+")
+    sp.add_argument("--only", action="append",
+                    help="configurations to run (repeat or comma-separate; with none "
+                         "and hot for the share of the gap)")
+    sp.add_argument("--phases", type=phases, default=4,
+                    help="phases, the first N of 0, 1009, 2003, 3001 us (default 4)")
+    sp.add_argument("-j", "--jobs", type=jobs, default=2, help="VMs at a time (default 2)")
+    sp.add_argument("--no-run", action="store_true",
+                    help="only tabulate what the phases' runs left in the results")
     return ap
 
 
@@ -148,6 +171,18 @@ def main(argv: List[str]) -> int:
     if a.cmd == "run":
         check_run(ap, a)
     check_args(ap, a)
+    if a.cmd == "spread":
+        from . import runner
+        exps = [runner.load_experiment(e) for e in a.experiments]
+        a.only = [n for names in a.only or [] for n in names.split(",") if n] or None
+        have = {c.name for e in exps for c in e.configs}
+        unknown = sorted(set(a.only or []) - have)
+        if unknown:
+            ap.error(f"spread --only: no configuration {', '.join(unknown)} in "
+                     f"{', '.join(e.name for e in exps)} (have: {', '.join(sorted(have))})")
+        if a.no_run:
+            from . import spread
+            return spread.main(None, a.experiments, a.phases, a.only, measure=False)
 
     if a.cmd == "workloads":
         return show_workloads(a.names)
@@ -202,6 +237,9 @@ def main(argv: List[str]) -> int:
         exp = runner.load_experiment(a.experiment)
         print(insnprof.compare(runner.results_dir(exp), a.base, a.config, b.kdir, a.top))
         return 0
+    if a.cmd == "spread":
+        from . import spread
+        return spread.main(runner.Runner(b, jobs=a.jobs), a.experiments, a.phases, a.only)
     extra: Tuple[str, ...] = ()
     if a.insn_profile:
         from . import insnprof
