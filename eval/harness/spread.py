@@ -72,7 +72,7 @@ def collect(exp: str, phases: int, root: Path = RESULTS) -> Dict[str, Any]:
     none and hot, the share of the gap at each."""
     dirs = [root / phase_name(exp, k) for k in range(phases)]
     configs = sorted({c.name for d in dirs if d.is_dir() for c in d.iterdir()
-                      if c.is_dir()})
+                      if c.is_dir()}, key=lambda c: (c != "none", c != "hot", c))
     el = {c: [elapsed_s(d / c) if (d / c).is_dir() else None for d in dirs]
           for c in configs}
     if not any(v is not None for vs in el.values() for v in vs):

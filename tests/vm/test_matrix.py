@@ -20,7 +20,7 @@ class MatrixTest(unittest.TestCase):
     def test_the_page_is_current(self) -> None:
         # what `matrix --write` would put there is what is there
         page = matrix.RESULTS_PAGE.read_text()
-        want = matrix.spliced(page, matrix.table(matrix.load_rows()))
+        want = matrix.spliced(page, matrix.table(matrix.load_rows(), matrix.load_spreads()))
         self.assertEqual(page, want, "docs/results.md's matrix is stale: run "
                          "python3 -m eval.harness matrix --write")
 
@@ -35,7 +35,10 @@ class MatrixTest(unittest.TestCase):
         lines = matrix.table(rows).splitlines()
         self.assertEqual(len(lines), 3)
         self.assertEqual(lines[2], "| glimpse | hdd-2001 | 65.700 | 3.500 | - | 80.8 % | - | "
-                                   "- | - | 52.3 % | 64.7 % | 1 ns/instr |")
+                                   "- | - | 52.3 % | - | 64.7 % | 1 ns/instr |")
+        # with a spread measured for the cell, EPCM's share's range
+        lines = matrix.table(rows, {"glimpse-hdd2001": 2.75}).splitlines()
+        self.assertIn("| 52.3 % | 2.8 pts | 64.7 % |", lines[2])
 
     def test_a_hot_run_that_did_not_start_synced_is_marked(self) -> None:
         rows: List[Dict[str, Any]] = [
