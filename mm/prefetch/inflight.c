@@ -304,6 +304,7 @@ void ppf_pending_add(struct ppf_file *f, u64 seq)
 	ppf_pending[ppf_pending_tail++ % PPF_PENDING_RECORDS] =
 		(struct ppf_issue){ .id = f->id, .seq = seq };
 	f->prefetch.pending_seq = seq;
+	f->prefetch.pending_chunks = 0;
 }
 
 /**
@@ -324,7 +325,8 @@ void ppf_prefetch_opened(struct ppf_file *f)
 		}
 		st->pending_seq = 0;
 		ppf_stat_inc(prefetch_useful);
-		ppf_payoff_useful(ppf_sb_dev(f->sb));
+		ppf_payoff_useful(ppf_sb_dev(f->sb),
+				  max_t(u32, st->pending_chunks, 1));
 	}
 }
 

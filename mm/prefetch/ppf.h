@@ -408,19 +408,21 @@ void ppf_event_release(struct ppf_event *ev);
  * @predicted_due: event number at which the latest prediction still
  *	standing expects the file (0: none since its last open)
  * @pending_seq: event number of a prefetch not yet followed by an open
+ * @pending_chunks: chunks read ahead for that prefetch so far
  * @cached_first: first page of the range last found all in the page cache
  * @cached_span: pages of that range, before the end of file (0: none found)
  * @cached_pages: of which within the file then
  * @cached_removals: page-cache removal count when it was found cached
  * @planned: in the plan (pacing.c)
  *
- * Owned by readahead.c, inflight.c (@pending_seq) and pacing.c (@planned,
+ * Owned by readahead.c, inflight.c (@pending_seq, @pending_chunks) and pacing.c (@planned,
  * @predicted_due), under ppf_worker_mutex; zero in a new entry.
  */
 struct ppf_prefetch_state {
 	bool planned;
 	u64 predicted_due;
 	u64 pending_seq;
+	u32 pending_chunks;
 	pgoff_t cached_first;
 	u32 cached_span;
 	u32 cached_pages;
@@ -748,7 +750,7 @@ bool ppf_prefetch_memory_low(void);
 /* payoff.c */
 bool ppf_payoff_paused(struct super_block *sb);
 void ppf_payoff_charge(struct ppf_sb *s, u64 ns, unsigned int predictions);
-void ppf_payoff_useful(dev_t dev);
+void ppf_payoff_useful(dev_t dev, u32 reads);
 void ppf_payoff_reset(void);
 
 /* pacing.c */

@@ -408,9 +408,11 @@ static bool ppf_prefetch_file(struct ppf_session *ps, struct ppf_file *f,
 		ppf_stat_inc(prefetch_issued);
 		if (!own)
 			ppf_pending_add(f, seq);
-		else	/* its open has come: used, as far as the back-off goes */
-			ppf_payoff_useful(ppf_sb_dev(f->sb));
 	}
+	if (!own && st->pending_seq)
+		st->pending_chunks++;	/* a read spared, if its open comes */
+	else	/* its open has come: a read its task is spared */
+		ppf_payoff_useful(ppf_sb_dev(f->sb), 1);
 	*next = first + chunk < start + nr ? first + chunk : 0;
 	return true;
 }
