@@ -89,7 +89,11 @@ def collect(exp: str, phases: int, root: Path = RESULTS) -> Dict[str, Any]:
             got = [s for s in sh if s is not None]
             row["share_range_pct"] = max(got) - min(got) if len(got) > 1 else None
         rows.append(row)
-    return {"experiment": exp, "phases_us": list(PHASES_US[:phases]), "rows": rows}
+    builds = sorted({f"{b.get('git')} module {b.get('module_sha256')}"
+                     for d in dirs if d.is_dir() for m in d.glob("*/meta.json")
+                     for b in [json.loads(m.read_text()).get("build", {})]})
+    return {"experiment": exp, "phases_us": list(PHASES_US[:phases]), "builds": builds,
+            "rows": rows}
 
 
 def _f(x: Optional[float], fmt: str) -> str:
@@ -123,6 +127,7 @@ def main(run: Any, names: Sequence[str], phases: int, only: Optional[List[str]],
         print(f"\n## {exp.name}: the same runs begun {', '.join(map(str, s['phases_us']))} "
               f"us later\n")
         print(table(s))
+        print(f"\nmeasured with: {'; '.join(s['builds']) or 'unknown builds'}")
         SPREADS.mkdir(parents=True, exist_ok=True)
         out = SPREADS / f"{exp.name}.json"
         out.write_text(json.dumps(s, indent=1) + "\n")

@@ -44,6 +44,7 @@ class SpreadTest(unittest.TestCase):
             s = spread.collect("x", 3, root)
         rows = {r["config"]: r for r in s["rows"]}
         self.assertEqual(s["phases_us"], list(spread.PHASES_US[:3]))
+        self.assertEqual(s["builds"], [])  # no meta.json here
         self.assertEqual(rows["none"]["elapsed_s"], [10.0, 10.0, 11.0])
         self.assertAlmostEqual(rows["none"]["range_s"], 1.0)
         self.assertNotIn("share_pct", rows["none"])
