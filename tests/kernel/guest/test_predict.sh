@@ -132,11 +132,23 @@ check "all cached: B, C and D not looked at again" eval '! looked_at'
 # workloads do with their temporary files) leave them known: removals are
 # counted per bucket of files.  The removal has the model name its whole
 # chain again (the worker's restate), and the files it names are still
-# not looked at.
-scratch_elsewhere
-traced_run
-echo "# after another file's removal: $decoded decodes, $(echo "$trace" |
-	grep -Ec "ppf_prefetch(_skip)?: ") prefetches and skips traced"
+# not looked at.  Any other page leaving any page cache meanwhile (the
+# kernel's own, unseen here) has a file of its bucket looked at again, as
+# it should: that happened in one of seven runs (one decode of a file
+# found cached).  So the step is tried up to four times; a module that
+# let another bucket's removal count against them fails every try.
+try=0
+while :; do
+	try=$((try + 1))
+	scratch_elsewhere
+	traced_run
+	echo "# after another file's removal (try $try): $decoded decodes," \
+		"$(echo "$trace" | grep -Ec "ppf_prefetch(_skip)?: ") prefetches and skips traced"
+	looked_at || break
+	[ $try -lt 4 ] || break
+	echo "$trace" | grep -E "ppf_prefetch(_skip)?: " | sed 's/^ */# /'
+	scratch_tidy
+done
 premise "all cached: the removal had the model name B, C and D again" \
 	test "$(named)" -ge 3
 check "all cached: another file's removed pages do not make them looked at" \
