@@ -9,7 +9,7 @@ import argparse
 import json
 import sys
 import time
-from typing import List, NoReturn, Tuple
+from typing import Any, List, NoReturn, Optional, Tuple
 
 from . import adhoc
 from .profiles import PROFILES
@@ -60,6 +60,21 @@ def check_run(ap: argparse.ArgumentParser, a: argparse.Namespace) -> None:
         ap.error("run --trace: --profile is required (" + ", ".join(PROFILES) + ")")
     if a.profile and a.profile not in PROFILES:
         ap.error(f"run: unknown profile {a.profile} (" + ", ".join(PROFILES) + ")")
+
+
+def check_only(ap: argparse.ArgumentParser, cmd: str, exps: List[Any],
+               only: Optional[List[str]]) -> Optional[List[str]]:
+    """--only's names (repeated or comma-separated), each a configuration of
+    one of exps: a name none has would build everything to boot nothing."""
+    if not only:
+        return None
+    names = [n for arg in only for n in arg.split(",") if n]
+    have = {c.name for e in exps for c in e.configs}
+    unknown = sorted(set(names) - have)
+    if unknown:
+        ap.error(f"{cmd} --only: no configuration {', '.join(unknown)} in "
+                 f"{', '.join(e.name for e in exps)} (have: {', '.join(sorted(have))})")
+    return names
 
 
 def phases(s: str) -> int:
@@ -174,15 +189,10 @@ def main(argv: List[str]) -> int:
     if a.cmd == "spread":
         from . import runner
         exps = [runner.load_experiment(e) for e in a.experiments]
-        a.only = [n for names in a.only or [] for n in names.split(",") if n] or None
-        have = {c.name for e in exps for c in e.configs}
-        unknown = sorted(set(a.only or []) - have)
-        if unknown:
-            ap.error(f"spread --only: no configuration {', '.join(unknown)} in "
-                     f"{', '.join(e.name for e in exps)} (have: {', '.join(sorted(have))})")
+        a.only = check_only(ap, "spread", exps, a.only)
         if a.no_run:
             from . import spread
-            return spread.main(None, a.experiments, a.phases, a.only, measure=False)
+            return spread.main(None, exps, a.phases, a.only, measure=False)
 
     if a.cmd == "workloads":
         return show_workloads(a.names)
@@ -208,13 +218,7 @@ def main(argv: List[str]) -> int:
         exps = [runner.load_experiment(e) for e in a.experiments]
         if a.trace:
             exps.append(runner.from_spec(adhoc.spec(a), adhoc.name(a), f"--trace {a.trace}"))
-        if a.only:  # a name no experiment has would build everything to boot nothing
-            a.only = [n for names in a.only for n in names.split(",") if n]
-            have = {c.name for e in exps for c in e.configs}
-            unknown = sorted(set(a.only) - have)
-            if unknown:
-                ap.error(f"run --only: no configuration {', '.join(unknown)} in "
-                         f"{', '.join(e.name for e in exps)} (have: {', '.join(sorted(have))})")
+        a.only = check_only(ap, "run", exps, a.only)
     build.ensure_packages(["fio"] if a.cmd == "calibrate" else
                           ["glimpse"] if a.cmd == "realcheck" else [])
     if a.cmd == "realcheck":
@@ -239,7 +243,7 @@ def main(argv: List[str]) -> int:
         return 0
     if a.cmd == "spread":
         from . import spread
-        return spread.main(runner.Runner(b, jobs=a.jobs), a.experiments, a.phases, a.only)
+        return spread.main(runner.Runner(b, jobs=a.jobs), exps, a.phases, a.only)
     extra: Tuple[str, ...] = ()
     if a.insn_profile:
         from . import insnprof

@@ -28,7 +28,7 @@ import statistics
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
 
-from .runner import Experiment, RESULTS, load_experiment
+from .runner import Experiment, RESULTS
 from .workloads import TOP
 
 # Milliseconds apart, multiples neither of the 1 ms tick nor of each other.
@@ -114,12 +114,11 @@ def table(s: Dict[str, Any]) -> str:
     return "\n".join(out)
 
 
-def main(run: Any, names: Sequence[str], phases: int, only: Optional[List[str]],
+def main(run: Any, exps: Sequence[Experiment], phases: int, only: Optional[List[str]],
          measure: bool = True) -> int:
     """Run each experiment at its phases (unless measure is False), then print
     and write (eval/results/spread/EXP.json) what they measured."""
-    for name in names:
-        exp = load_experiment(name)
+    for exp in exps:
         if measure:
             for k in range(phases):
                 run.run(phased(exp, k), only)

@@ -50,10 +50,10 @@
  * read completes, so it looks (a flag test per chunk in flight, inflight.c).
  * It looks PPF_PACE_NS after a pass that started or retired readahead, and
  * twice as long after each pass that did neither (with nothing planned,
- * after each that started nothing): a chunk in flight takes
- * 26 ms at 10 MB/s, and looking every 0.5 ms all that time was most of the
- * worker's CPU on a disk (pystart-hdd2001: 8,489 passes in a 7.6 s run and
- * 50 ms of CPU; 280 passes and 20 ms since).  While the plan waits for room the gap
+ * after each that started nothing): a chunk in flight takes 26 ms at
+ * 10 MB/s, and looking every 0.5 ms all that time was most of the worker's
+ * CPU on a disk (pystart-hdd2001: 8,489 passes in a 7.6 s run and 50 ms of
+ * CPU; 280 passes and 20 ms since).  While the plan waits for room the gap
  * grows to PPF_PACE_ROOM_MAX_NS at most: the default max_inflight_kb in
  * flight keeps even a 8 GB/s device busy longer than that, so the device
  * does not run dry before the worker refills it.  With nothing planned,
@@ -356,7 +356,7 @@ void ppf_plan_opened(struct ppf_file *f)
 static u64 ppf_pace_backoff(bool moved, u64 max)
 {
 	ppf_pace_gap = moved ? PPF_PACE_NS : min(ppf_pace_gap * 2, max);
-	return min(ppf_pace_gap, max);
+	return ppf_pace_gap;
 }
 
 /**

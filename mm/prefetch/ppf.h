@@ -415,8 +415,9 @@ void ppf_event_release(struct ppf_event *ev);
  * @cached_removals: page-cache removal count when it was found cached
  * @planned: in the plan (pacing.c)
  *
- * Owned by readahead.c, inflight.c (@pending_seq, @pending_chunks) and pacing.c (@planned,
- * @predicted_due), under ppf_worker_mutex; zero in a new entry.
+ * Owned by readahead.c, inflight.c (@pending_seq, @pending_chunks) and
+ * pacing.c (@planned, @predicted_due), under ppf_worker_mutex; zero in a
+ * new entry.
  */
 struct ppf_prefetch_state {
 	bool planned;

@@ -331,13 +331,6 @@ int replay_run(int argc, char **argv)
 			r->iters_per_ns * 1000.0,
 			r->cold ? "cold (drop_caches)" : "caches as they are");
 	/*
-	 * What earlier runs left dirty is written back now, not during the
-	 * timed part: a hot run right after a cold one that wrote hundreds of
-	 * MB would otherwise wait on that writeback (GNU ld's replay, hot,
-	 * 28 % slower than the link, which deletes its outputs at its end).
-	 * --cold's drop syncs first anyway.
-	 */
-	/*
 	 * --phase-us: the same run, begun that much later against the guest's
 	 * clock ticks and timers.  Under a fixed instruction rate a run is
 	 * exactly repeatable, yet a few instructions more or less anywhere
@@ -351,6 +344,13 @@ int replay_run(int argc, char **argv)
 		while (nanosleep(&ts, &ts) && errno == EINTR)
 			;
 	}
+	/*
+	 * What earlier runs left dirty is written back now, not during the
+	 * timed part: a hot run right after a cold one that wrote hundreds of
+	 * MB would otherwise wait on that writeback (GNU ld's replay, hot,
+	 * 28 % slower than the link, which deletes its outputs at its end).
+	 * --cold's drop syncs first anyway.
+	 */
 	if (r->cold && drop_caches())
 		return 1;
 	if (!r->cold && !r->no_sync)
