@@ -305,6 +305,11 @@ def test_ppfctl_not_loaded() -> None:
     (["run", "andrew-hdd2001", "--only", "bogus"], 2,
      r"run --only: no configuration bogus in andrew-hdd2001"),
     (["run", "--trace", "EMPTY", "--profile", "hdd"], 1, r"^harness: trace .*: no events"),
+    (["spread", "andrew-hdd2001", "--phases", "9"], 2,
+     r"--phases: 9: not a number of phases in 2..4"),
+    (["spread", "andrew-hdd2001", "--only", "bogus"], 2,
+     r"spread --only: no configuration bogus in andrew-hdd2001"),
+    (["spread", "no-such-experiment"], 1, r"^harness: no experiment 'no-such-experiment'"),
 ])
 def test_harness_refuses_before_installing(tmp_path: Path, args: List[str], status: int,
                                            pattern: str) -> None:
