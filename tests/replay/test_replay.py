@@ -295,12 +295,12 @@ def test_probes_in_think_classify_alike(tmp_path):
     assert classes(tmp_path, t, "--probes=think") == ["hit", "hit", "hit"]
 
 
-def probe_trace(tmp_path, think_ns):
-    """100 reads of a 4 MiB cached range, each after @think_ns of think."""
+def probe_trace(tmp_path, think_ns, reads=400):
+    """@reads reads of a 4 MiB cached range, each after @think_ns of think."""
     files = [(4 << 20, "pre", "big")]
     ev = ["0 1000 5 open 0 0x0 3"]
     t = 2000
-    for _ in range(100):
+    for _ in range(reads):
         t += think_ns
         ev.append("%d 1000 5 read 0 3 0 4194304 4194304" % t)
         t += 1000
@@ -313,19 +313,23 @@ def probe_trace(tmp_path, think_ns):
 def test_probes_in_think_leave_the_timed_part(tmp_path):
     """With think enough to hold them, the probes' time moves out of the
     timed part into the think they replace; with no think, it stays."""
-    t = probe_trace(tmp_path, 5000000)
+    t = probe_trace(tmp_path, 1000000)
     timed = run_json(t, tmp_path / "tree", tmp_path, "--spin-rate=1000", name="t.json")
     think = run_json(t, tmp_path / "tree", tmp_path, "--spin-rate=1000", "--probes=think",
                      name="k.json")
     assert timed["probes"] == "timed" and think["probes"] == "think"
-    # the premise: the probes of 100 cached 4 MiB ranges take measurable time
-    assert timed["probe_ns"] > 1000000, timed["probe_ns"]
+    # the premise: the probes of 400 cached 4 MiB ranges take measurable time
+    assert timed["probe_ns"] > 4000000, timed["probe_ns"]
     assert timed["probe_hidden_ns"] == 0
     assert think["probe_hidden_ns"] > 0
-    # the first probe has no estimate and stays timed; the rest fit their 5 ms
-    assert think["probe_ns"] < think["probe_hidden_ns"] / 4, think
+    # the first probe has no estimate and stays timed, and a probe dearer
+    # than twice its estimate leaks the excess; the rest fit their 1 ms.  The
+    # timed part was 3.0-11.7 % of the hidden one over 16 runs here, 4.1-16.9 %
+    # over 8 with both cores busy (100 reads: 7-23 % here, 27.5 % once in CI,
+    # as the leak is a few probes' worth).  A third keeps twice that margin.
+    assert think["probe_ns"] < think["probe_hidden_ns"] / 3, think
     (tmp_path / "z").mkdir()
-    t0 = probe_trace(tmp_path / "z", 0)
+    t0 = probe_trace(tmp_path / "z", 0, reads=100)
     zero = run_json(t0, tmp_path / "z" / "tree", tmp_path, "--spin-rate=1000",
                     "--probes=think", name="z.json")
     assert zero["probe_hidden_ns"] == 0 and zero["probe_ns"] > 0
