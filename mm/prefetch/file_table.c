@@ -236,6 +236,26 @@ struct ppf_file *ppf_files_find_id(u32 id)
 	return NULL;
 }
 
+/*
+ * Keep the first pages asked for while @f has no page map, to seed one
+ * (ppf_page_map_seed()); past PPF_EARLY_PAGES, note that there were more.
+ * The caller holds the file's lock.
+ */
+static void ppf_file_note_early(struct ppf_file *f, pgoff_t first,
+				pgoff_t last)
+{
+	pgoff_t p;
+
+	lockdep_assert_held(&f->lock);
+	for (p = first; p <= last && f->nr_early_pages <= PPF_EARLY_PAGES; p++) {
+		if (f->nr_early_pages == PPF_EARLY_PAGES || p > U32_MAX) {
+			f->nr_early_pages = PPF_EARLY_PAGES + 1;
+			return;
+		}
+		f->early_pages[f->nr_early_pages++] = p;
+	}
+}
+
 /**
  * ppf_file_apply_read() - note that pages of a file were read
  * @f: the entry
@@ -257,12 +277,21 @@ void ppf_file_apply_read(struct ppf_file *f, pgoff_t first, pgoff_t last,
 			WRITE_ONCE(f->mapped, true);
 		if (f->page_map && kind != PPF_READ_AROUND)
 			ppf_page_map_read(f->page_map, first, last);
+		else if (kind != PPF_READ_AROUND)
+			ppf_file_note_early(f, first, last);
 	}
 	spin_unlock(&f->lock);
 }
 
-/* A page map is for a file larger than this: below, two segments serve. */
-#define PPF_PAGE_MAP_MIN_PAGES	(2 * PPF_SEG_PAGES)
+/*
+ * A page map is for a file larger than this.  Any smaller one is read as
+ * one run whatever its map says (ppf_page_map_run() merges gaps of up to
+ * PPF_PAGE_MAP_GAP pages), so a map would only cost memory.  The bound
+ * was two segments (512 KiB), which left most of a start-up's libraries
+ * to their segments: pystart-hdd2001 faults 3 pages of libwebp (453 KB)
+ * and its prefetch read 111, as much again for a dozen others.
+ */
+#define PPF_PAGE_MAP_MIN_PAGES	PPF_PAGE_MAP_GAP
 
 /**
  * ppf_file_map_pages() - give a mapped file a page map, if it has none
@@ -270,23 +299,31 @@ void ppf_file_apply_read(struct ppf_file *f, pgoff_t first, pgoff_t last,
  * @pages: its size in pages at that open
  *
  * For a file a use of which went through a mapping and that is larger than
- * two segments (DOC: Page maps).  The caller holds ppf_worker_mutex.
+ * PPF_PAGE_MAP_MIN_PAGES (DOC: Page maps).  The caller holds
+ * ppf_worker_mutex.
  */
 void ppf_file_map_pages(struct ppf_file *f, pgoff_t pages)
 {
 	struct ppf_page_map *m;
 
 	lockdep_assert_held(&ppf_worker_mutex);
-	if (f->page_map || !READ_ONCE(f->mapped) ||
-	    pages <= PPF_PAGE_MAP_MIN_PAGES)
+	if (f->page_map)
 		return;
-	m = ppf_page_map_alloc(pages);
-	if (!m)
-		return;
+	m = READ_ONCE(f->mapped) && pages > PPF_PAGE_MAP_MIN_PAGES ?
+	    ppf_page_map_alloc(pages) : NULL;
 	spin_lock(&f->lock);
-	f->page_map = m;
+	if (m && !f->dead) {
+		f->page_map = m;
+		ppf_page_map_seed(m, f->early_pages,
+				  min_t(unsigned int, f->nr_early_pages,
+					PPF_EARLY_PAGES),
+				  f->nr_early_pages <= PPF_EARLY_PAGES);
+		m = NULL;
+		trace_ppf_page_map(ppf_sb_dev(f->sb), f->ino, f->id, pages);
+	}
+	f->nr_early_pages = 0;	/* the next use's pages, from here on */
 	spin_unlock(&f->lock);
-	trace_ppf_page_map(ppf_sb_dev(f->sb), f->ino, f->id, pages);
+	ppf_page_map_free(m);
 }
 
 /**

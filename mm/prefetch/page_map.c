@@ -16,14 +16,16 @@
  * So ppf learned a few per cent of a large library, and its faults waited
  * for the disk as if nothing had been predicted.
  *
- * A file that was faulted (a use of it went through a mapping) gets a page
- * map at its next open: a bit per page, two bitmaps, the use going on and
- * the union of the finished ones.  The read hook sets the bits of each page
- * a task faulted or read (mm_filemap_fault, mm_filemap_get_pages), not of
- * the pages fault-around mapped around a fault (mm_filemap_map_pages
- * reports its whole window, used or not: for the link above, 36 MB
- * against 9.4).  The open hook folds the use going on into the finished
- * ones.
+ * A file that was faulted (a use of it went through a mapping), of more
+ * than PPF_PAGE_MAP_GAP pages, gets a page map at its next open, however
+ * small: a start-up maps dozens of libraries of 100-500 KB and faults a
+ * few pages of each.  A map has a bit per page, two bitmaps, the use
+ * going on and the union of the finished ones.  The read hook sets the
+ * bits of each page a task faulted or read (mm_filemap_fault,
+ * mm_filemap_get_pages), not of the pages fault-around mapped around a
+ * fault (mm_filemap_map_pages reports its whole window, used or not: for
+ * the link above, 36 MB against 9.4).  The open hook folds the use going
+ * on into the finished ones.
  *
  * The union only grows.  A use sees only part of what it touches: a page
  * that was cached (prefetched, or brought in by another fault's
@@ -43,6 +45,11 @@
  * in-flight limit readahead.c applies to every prefetch.  Until a whole
  * use was seen with the map in place (the map comes at the worker's
  * handling of an open, after its task began to read), the segments serve.
+ * But a use that asked for at most PPF_EARLY_PAGES pages before its file
+ * had a map (most of a start-up's libraries: pystart faults 3 of libwebp's
+ * 111 pages) is kept whole and seeds the map (ppf_page_map_seed()): a
+ * small library is read whole by its segments, so its pages are cached
+ * before it is faulted again, and no later use would teach the map.
  *
  * Memory: one bit per page up to PPF_PAGE_MAP_BITS bits per bitmap (4 KiB,
  * a 128 MiB file); a larger file gets a bit per 2, 4, ... pages, so that a
@@ -62,8 +69,6 @@
 #define PPF_PAGE_MAP_BITS	(4096 * BITS_PER_BYTE)
 /* All the maps' memory together, at most. */
 #define PPF_PAGE_MAPS_BYTES	(16UL << 20)
-/* Pages not used between two used runs that are read with them. */
-#define PPF_PAGE_MAP_GAP	8
 
 /**
  * struct ppf_page_map - the pages a mapped file's uses asked for
@@ -182,6 +187,36 @@ void ppf_page_map_read(struct ppf_page_map *m, pgoff_t first, pgoff_t last)
 		return;
 	b = min(b, m->nbits - 1);
 	bitmap_set(m->cur, a, b - a + 1);
+}
+
+/**
+ * ppf_page_map_seed() - a new map learns the pages asked for before it was made
+ * @m: the map, just made
+ * @pages: pages a finished use (and perhaps the one going on) asked for
+ * @nr: how many
+ * @whole: they are all that use asked for
+ *
+ * A map is made at the open after a file was first faulted, and a small
+ * library is read whole by its segments from then on: its pages are
+ * cached before it is faulted again, so no fault would teach the map, and
+ * it would never be read by it.  The first pages asked for, kept while the
+ * file had no map (ppf_file_apply_read()), are that use: when they are all
+ * of it the map knows a whole use at once.  The caller holds the file's
+ * lock.
+ */
+void ppf_page_map_seed(struct ppf_page_map *m, const u32 *pages,
+		       unsigned int nr, bool whole)
+{
+	unsigned long bit;
+	unsigned int i;
+
+	for (i = 0; i < nr; i++) {
+		bit = pages[i] >> m->shift;
+		if (bit < m->nbits)
+			__set_bit(bit, m->done);
+	}
+	if (whole && !bitmap_empty(m->done, m->nbits))
+		m->whole = true;
 }
 
 /**

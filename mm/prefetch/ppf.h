@@ -479,11 +479,17 @@ struct ppf_uses {
 };
 
 /* page_map.c: the bits under the file's lock (DOC: Page maps) */
+/* Pages not used between two used runs that are read with them. */
+#define PPF_PAGE_MAP_GAP	8
+/* Pages a file's use may ask for before it has a map, and seed it whole. */
+#define PPF_EARLY_PAGES		8
 struct ppf_page_map;
 struct ppf_page_map *ppf_page_map_alloc(pgoff_t pages);
 void ppf_page_map_free(struct ppf_page_map *m);
 unsigned long ppf_page_maps_bytes_used(void);
 void ppf_page_map_read(struct ppf_page_map *m, pgoff_t first, pgoff_t last);
+void ppf_page_map_seed(struct ppf_page_map *m, const u32 *pages,
+		       unsigned int nr, bool whole);
 void ppf_page_map_open(struct ppf_page_map *m);
 bool ppf_page_map_span(const struct ppf_page_map *m, pgoff_t *first,
 		       pgoff_t *last);
@@ -521,6 +527,12 @@ void ppf_uses_restore(struct ppf_uses *u, const struct ppf_use *use);
  * @mapped: a use of it went through a mapping (a fault was seen)
  * @page_map: the pages its uses asked for, if it was mapped (page_map.c;
  *	set and freed by the worker under @lock)
+ * @nr_early_pages: how many of @early_pages are set, PPF_EARLY_PAGES + 1
+ *	once more were asked for (under @lock)
+ * @early_pages: the first pages the uses since its latest open asked for
+ *	or faulted, while it has no page map: they seed the map, so that a
+ *	small library that prefetching will keep cached is not left with a
+ *	map that no fault teaches (DOC: Page maps)
  * @prefetch: what readahead.c knows of it
  * @save_index: its index in a state being saved (state.c; worker mutex)
  * @nr_meta: how many of @meta are set
@@ -547,6 +559,8 @@ struct ppf_file {
 	struct ppf_uses uses;
 	bool mapped;
 	struct ppf_page_map *page_map;
+	u8 nr_early_pages;
+	u32 early_pages[PPF_EARLY_PAGES];
 	struct ppf_prefetch_state prefetch;
 	u32 save_index;
 	unsigned int nr_meta;

@@ -19,8 +19,11 @@
 #           make; and G's own open reads the pages the open's task has not
 #           faulted yet (opened_planned); and a state saved and loaded
 #           brings the map back (after a reset, P again brings the three
-#           pages alone).  Not on 6.1, which has no fault tracepoint: there
-#           a mapped file keeps its segments.
+#           pages alone).  Q (256 KiB, one segment) is faulted the same
+#           way at 16, 128 and 240 KiB: a small library gets a page map too,
+#           and after P its three pages are prefetched, not its segment.
+#           Not on 6.1, which has no fault tracepoint: there a mapped file
+#           keeps its segments.
 # access    uid 1000 reads the statistics and the settings, and may change
 #           nothing: a setting, reset, enabled, through ppfctl too.
 #           /proc/predictive_prefetch_state is root's: uid 1000 can neither
@@ -30,7 +33,7 @@
 . /ppf/guest/lib.sh
 . /ppf/guest/test_robust_lib.sh
 
-plan 30
+plan 32
 
 CTL=/ppf/ppfctl
 STATE=/proc/predictive_prefetch_state
@@ -41,7 +44,7 @@ load_ppf || bail "insmod"
 cd /mnt
 cp /ppf/mapped prog
 sync
-hold B C D E G prog
+hold B C D E G Q prog
 always_prefetch
 set_ppf enabled 1
 
@@ -138,6 +141,8 @@ fi
 if [ "$(stat_of read_fallback)" = 1 ]; then
 	for c in "G's three faulted pages prefetched after P" \
 		 "nothing else of G (12 KiB, not its segments)" \
+		 "Q's three faulted pages prefetched after P" \
+		 "nothing else of Q (12 KiB, not its 256 KiB segment)" \
 		 "G's open reads its other pages at once" \
 		 "counted (opened_planned)" \
 		 "tracepoint ppf_own_pages fired (G's pages 32-240)" \
@@ -148,28 +153,36 @@ else
 	# Each round faults G's three pages from a cold cache: P's prediction of G
 	# (its segments at first) is read and dropped before G is touched.
 	g_kb() { /ppf/mapped resident "@$held_G" "$1" "$2"; }
+	q_kb() { /ppf/mapped resident "@$held_Q" "$1" "$2"; }
 	set_ppf reset 1
 	for i in 1 2 3 4 5 6; do
 		cat P > /dev/null
 		settle 0
 		drop_caches
 		/ppf/mapped touch G 128 4 640 4 960 4
+		/ppf/mapped touch Q 16 4 128 4 240 4
 		cat X > /dev/null
 	done
 	settle
 	drop_caches
-	cold=$(g_kb 0 1024)
+	cold=$(g_kb 0 1024)$(q_kb 0 256)
 	cat P > /dev/null
 	settle
-	set -- $(g_kb 128 4) $(g_kb 640 4) $(g_kb 960 4) $(g_kb 0 1024)
+	set -- $(g_kb 128 4) $(g_kb 640 4) $(g_kb 960 4) $(g_kb 0 1024) \
+		$(q_kb 16 4) $(q_kb 128 4) $(q_kb 240 4) $(q_kb 0 256)
 	echo "G after P: $1 $2 $3 KiB of the pages at 128, 640 and 960 KiB, $4 KiB in all;" \
+		"Q: $5 $6 $7 KiB at 16, 128 and 240 KiB, $8 in all;" \
 		"page_maps $(stat_of page_maps), page_map_runs $(stat_of page_map_runs)"
-	if premise "page maps: G cold before P is opened" eq "$cold" 0; then
+	if premise "page maps: G and Q cold before P is opened" eq "$cold" 00; then
 		check "page maps: G's three faulted pages prefetched after P" eq "$1$2$3" 444
 		check "page maps: nothing else of G (12 KiB, not its segments)" eq "$4" 12
+		check "page maps: Q's three faulted pages prefetched after P" eq "$5$6$7" 444
+		check "page maps: nothing else of Q (12 KiB, not its 256 KiB segment)" eq "$8" 12
 	else
 		skip "page maps: G's three faulted pages prefetched after P" "premise"
 		skip "page maps: nothing else of G (12 KiB, not its segments)" "premise"
+		skip "page maps: Q's three faulted pages prefetched after P" "premise"
+		skip "page maps: nothing else of Q (12 KiB, not its 256 KiB segment)" "premise"
 	fi
 	# G's own open: its task faults the page at 128 KiB alone (MADV_RANDOM: no
 	# read-around), so the other two can only come from ppf; nothing predicts
