@@ -64,11 +64,15 @@ def run_counters(d: Path, cache: str, icount_shift: Optional[int]) -> Optional[D
     if icount_shift is not None and opens and "worker_cpu_ns" in out:
         per_open = 2 ** icount_shift * opens
         out["worker_insns_per_open"] = out["worker_cpu_ns"] / per_open
-        # outside the readahead calls and their submission (clock time there,
-        # which at a fixed instruction rate is the work done, waits aside)
-        if "worker_readahead_ns" in out:
-            out["worker_insns_per_open_outside_readahead"] = max(
-                0.0, out["worker_cpu_ns"] - out["worker_readahead_ns"]) / per_open
+        # outside the readahead calls and their submission: the CPU time less
+        # the clock time in them, which at a fixed instruction rate is the
+        # work done there unless the worker slept in them (a full request
+        # queue on a slow disk: pbuild-j2-hdd2001's 2.5 s of readahead against
+        # 0.1 s of CPU); then it is not known, and left out
+        ra = out.get("worker_readahead_ns")
+        if ra is not None and ra <= out["worker_cpu_ns"]:
+            out["worker_insns_per_open_outside_readahead"] = (
+                out["worker_cpu_ns"] - ra) / per_open
     return out
 
 

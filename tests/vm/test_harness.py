@@ -182,6 +182,17 @@ class GuestCountersTest(unittest.TestCase):
             assert k is not None
             self.assertEqual((k["sys_ctxt"], k["sys_worker_switches"]), (3000, 400))
             self.assertEqual(k["worker_insns_per_open"], 2000)
+            self.assertEqual(k["worker_insns_per_open_outside_readahead"], 2000)
+            # readahead's clock time past the CPU time: the worker slept in
+            # it, and what it did outside is not known (not 0)
+            (d / "cold-1.ppf-before.txt").write_text(
+                "events_open 10\nworker_cpu_ns 1000\nworker_readahead_ns 0\n")
+            (d / "cold-1.ppf-after.txt").write_text(
+                "events_open 1010\nworker_cpu_ns 2001000\nworker_readahead_ns 5000000\n")
+            c = report.run_counters(d, "cold", 0)
+            assert c is not None
+            self.assertEqual(c["worker_insns_per_open"], 2000)
+            self.assertNotIn("worker_insns_per_open_outside_readahead", c)
         rows = [{"config": "hot", "label": "hot", "ppf_run": {"sys_ctxt": 100.0,
                                                               "sys_user_ticks": 3.0}},
                 {"config": "epcm-hot", "label": "epcm 64/51 (hot)", "ppf_run": k},
