@@ -275,10 +275,13 @@ void ppf_file_apply_read(struct ppf_file *f, pgoff_t first, pgoff_t last,
 		ppf_uses_read(&f->uses, first, last);
 		if (kind == PPF_READ_FAULT)
 			WRITE_ONCE(f->mapped, true);
-		if (f->page_map && kind != PPF_READ_AROUND)
-			ppf_page_map_read(f->page_map, first, last);
-		else if (kind != PPF_READ_AROUND)
-			ppf_file_note_early(f, first, last);
+		/* fault-around's window is not pages asked for */
+		if (kind != PPF_READ_AROUND) {
+			if (f->page_map)
+				ppf_page_map_read(f->page_map, first, last);
+			else
+				ppf_file_note_early(f, first, last);
+		}
 	}
 	spin_unlock(&f->lock);
 }
