@@ -102,6 +102,8 @@ static void ppf_walks_rewind(struct ppf_walks *ws, size_t room)
  * @chains: each slot's chain (EPCM only, else NULL)
  * @chain_store: the memory of every slot's chain
  * @surprises: which surprise followed which (EPCM only)
+ * @nr_surprises: events that were surprises
+ * @nr_surprise_predictions: files named from @surprises
  * @nslots: number of context slots
  * @shrinks: times the trie freed nodes (a walk may have ended)
  * @max_order: deepest context kept
@@ -115,6 +117,8 @@ struct ppf_context_model {
 	struct ppf_chain *chains;
 	struct ppf_prediction *chain_store;
 	struct ppf_surprise_table surprises;
+	u64 nr_surprises;
+	u64 nr_surprise_predictions;
 	u32 nslots;
 	u64 shrinks;
 	u32 max_order;
@@ -613,6 +617,7 @@ static bool ppf_cm_surprised(struct ppf_context_model *cm,
 	c->surprise = file;
 	c->has_surprise = true;
 	c->since = 0;
+	cm->nr_surprises++;
 	return true;
 }
 
@@ -624,7 +629,7 @@ static bool ppf_cm_surprised(struct ppf_context_model *cm,
  * @out holds, so that both calls name the same files.  A file the chain or
  * the children name, or named already here, ends the walk.
  */
-static unsigned int ppf_cm_surprises(const struct ppf_context_model *cm,
+static unsigned int ppf_cm_surprises(struct ppf_context_model *cm,
 				     const struct ppf_chain *c, u32 file,
 				     struct ppf_prediction *out,
 				     unsigned int k, unsigned int used,
@@ -643,6 +648,7 @@ static unsigned int ppf_cm_surprises(const struct ppf_context_model *cm,
 		out[k].likelihood = PPF_LIKELIHOOD_UNKNOWN;
 		out[k++].lead = lead;
 		used++;
+		cm->nr_surprise_predictions++;
 		from = next;
 	}
 	return k;
@@ -822,6 +828,8 @@ static void ppf_cm_stats(const struct ppf_model *model,
 	stats->nodes_dropped = t->nodes_dropped;
 	stats->partitions_reclaimed = t->partitions_reclaimed;
 	stats->count_saturations = t->count_saturations;
+	stats->surprises = cm->nr_surprises;
+	stats->surprise_predictions = cm->nr_surprise_predictions;
 }
 
 static void ppf_cm_destroy(struct ppf_model *model)

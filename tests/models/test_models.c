@@ -294,6 +294,7 @@ static void test_epcm_surprise_follows_surprise(void)
 	struct ppf_prediction out[PPF_MAX_PREDICTIONS];
 	unsigned int n[SURPRISE_SOURCES] = { 0 }, pass;
 	struct ppf_model *m = make(PPF_MODEL_EPCM, 64, 51, 25);
+	struct ppf_model_stats st;
 
 	/*
 	 * In the first pass every event is a surprise; from the second on,
@@ -311,6 +312,11 @@ static void test_epcm_surprise_follows_surprise(void)
 	for (pass = 0; pass < n[3]; pass++)
 		EXPECT(out[pass].lead <= 16, "%u at lead %u", out[pass].file,
 		       out[pass].lead);
+	ppf_model_stats(m, &st);
+	EXPECT(st.surprises >= SURPRISE_SOURCES && st.surprise_predictions >= 4,
+	       "%llu surprises, %llu named from them",
+	       (unsigned long long)st.surprises,
+	       (unsigned long long)st.surprise_predictions);
 	ppf_model_destroy(m);
 }
 
