@@ -623,11 +623,15 @@ static bool ppf_cm_surprised(struct ppf_context_model *cm,
 
 /*
  * After a surprise at @file: the surprises that followed it last time,
- * one after another while each is confirmed and due within @max_out
- * events, written at @out[@k] on.  @used of the @max_out places are the
- * children's and the chain's as ppf_model_event() writes them, whatever
- * @out holds, so that both calls name the same files.  A file the chain or
- * the children name, or named already here, ends the walk.
+ * one after another while each is confirmed, written at @out[@k] on.
+ * @used of the @max_out places are the children's and the chain's as
+ * ppf_model_event() writes them, whatever @out holds, so that both calls
+ * name the same files.  A file the chain or the children name, or named
+ * already here, ends the walk, as does one due further ahead than the
+ * model's longest chain could reach (max_predictions events): a caller
+ * that asks for fewer predictions bounds how many, not how far ahead.
+ * They are few, and only at surprises, and a caller that looks ahead
+ * less than they do learns from them whether looking further pays.
  */
 static unsigned int ppf_cm_surprises(struct ppf_context_model *cm,
 				     const struct ppf_chain *c, u32 file,
@@ -635,12 +639,13 @@ static unsigned int ppf_cm_surprises(struct ppf_context_model *cm,
 				     unsigned int k, unsigned int used,
 				     unsigned int max_out)
 {
+	u32 horizon = cm->base.params.max_predictions;
 	u32 from = file, next, gap, lead = 0;
 
 	while (used < max_out &&
 	       ppf_surprise_next(&cm->surprises, from, &next, &gap)) {
 		lead += gap;
-		if (lead > max_out || next == file ||
+		if (lead > horizon || next == file ||
 		    ppf_predicted(out, k, next) ||
 		    ppf_predicted(c->pred, c->len, next))
 			break;

@@ -263,8 +263,9 @@ static void test_epcm_chain_stops_below_threshold(void)
  */
 #define SURPRISE_SOURCES	8
 
-static void feed_sources(struct ppf_model *m, bool reverse,
-			 struct ppf_prediction *out, unsigned int *n, u32 at)
+static void feed_sources_max(struct ppf_model *m, bool reverse,
+			     struct ppf_prediction *out, unsigned int *n,
+			     u32 at, unsigned int max_out)
 {
 	unsigned int i;
 
@@ -272,10 +273,16 @@ static void feed_sources(struct ppf_model *m, bool reverse,
 		u32 src = 100 + (reverse ? SURPRISE_SOURCES - 1 - i : i);
 
 		feed(m, "PQR", out);
-		n[i] = ppf_model_event(m, 0, 0, src, out, PPF_MAX_PREDICTIONS);
+		n[i] = ppf_model_event(m, 0, 0, src, out, max_out);
 		if (src == at)
 			return;
 	}
+}
+
+static void feed_sources(struct ppf_model *m, bool reverse,
+			 struct ppf_prediction *out, unsigned int *n, u32 at)
+{
+	feed_sources_max(m, reverse, out, n, at, PPF_MAX_PREDICTIONS);
 }
 
 static bool names(const struct ppf_prediction *out, unsigned int n, u32 file,
@@ -317,6 +324,26 @@ static void test_epcm_surprise_follows_surprise(void)
 	       "%llu surprises, %llu named from them",
 	       (unsigned long long)st.surprises,
 	       (unsigned long long)st.surprise_predictions);
+	ppf_model_destroy(m);
+}
+
+/*
+ * A caller that asks for 8 predictions bounds how many are named, not how
+ * far ahead: the surprises due 12 and 16 events on are named too, within
+ * the model's 16-event horizon.
+ */
+static void test_epcm_surprise_beyond_a_short_call(void)
+{
+	struct ppf_prediction out[PPF_MAX_PREDICTIONS];
+	unsigned int n[SURPRISE_SOURCES] = { 0 }, pass;
+	struct ppf_model *m = make(PPF_MODEL_EPCM, 64, 51, 25);
+
+	for (pass = 0; pass < 3; pass++)
+		feed_sources(m, false, out, n, ~0u);
+	feed_sources_max(m, false, out, n, 103, 8);
+	EXPECT(n[3] <= 8, "%u predictions for 8 places", n[3]);
+	EXPECT(names(out, n[3], 106, 12), "106 at lead 12 not among %u", n[3]);
+	EXPECT(names(out, n[3], 107, 16), "107 at lead 16 not among %u", n[3]);
 	ppf_model_destroy(m);
 }
 
@@ -677,6 +704,7 @@ static const struct ppf_test tests[] = {
 	{ "epcm_chain_stops_below_threshold", test_epcm_chain_stops_below_threshold },
 	{ "epcm_chain_with_file_id_zero", test_epcm_chain_with_file_id_zero },
 	{ "epcm_surprise_follows_surprise", test_epcm_surprise_follows_surprise },
+	{ "epcm_surprise_beyond_a_short_call", test_epcm_surprise_beyond_a_short_call },
 	{ "epcm_surprise_unconfirmed_names_nothing", test_epcm_surprise_unconfirmed_names_nothing },
 	{ "last_successor_replaces", test_last_successor_replaces },
 	{ "count_saturation_halves", test_count_saturation_halves },
