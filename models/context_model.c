@@ -41,6 +41,7 @@
  */
 #include "model_internal.h"
 #include "partitioned_trie.h"
+#include "surprise_table.h"
 
 /**
  * struct ppf_walks - one context slot's current contexts, the *walks*
@@ -100,6 +101,9 @@ static void ppf_walks_rewind(struct ppf_walks *ws, size_t room)
  * @walk_store: the memory of every slot's walks
  * @chains: each slot's chain (EPCM only, else NULL)
  * @chain_store: the memory of every slot's chain
+ * @surprises: which surprise followed which (EPCM only)
+ * @nr_surprises: events that were surprises
+ * @nr_surprise_predictions: files named from @surprises
  * @nslots: number of context slots
  * @shrinks: times the trie freed nodes (a walk may have ended)
  * @max_order: deepest context kept
@@ -112,6 +116,9 @@ struct ppf_context_model {
 	u32 *walk_store;
 	struct ppf_chain *chains;
 	struct ppf_prediction *chain_store;
+	struct ppf_surprise_table surprises;
+	u64 nr_surprises;
+	u64 nr_surprise_predictions;
 	u32 nslots;
 	u64 shrinks;
 	u32 max_order;
@@ -386,6 +393,11 @@ static inline void ppf_filter_set(u64 *filter, u32 file)
  * @named: a filter of the files named since the window last slid back: a
  *	clear bit proves a file not in the chain
  * @mem: the context's room: twice max_predictions files
+ * @expect: the file found most likely next at the context's last event
+ * @surprise: the context's last surprise (surprise_table.h)
+ * @since: events of the context since that surprise
+ * @has_expect: @expect is set (the last event predicted something)
+ * @has_surprise: @surprise is set
  *
  * Each event that follows the chain (its file is the chain's first, and
  * the file then most likely next its second) drops the first file and goes
@@ -407,6 +419,11 @@ struct ppf_chain {
 	u32 epoch;
 	u64 named[PPF_FILTER_WORDS];
 	struct ppf_prediction *mem;
+	u32 expect;
+	u32 surprise;
+	u32 since;
+	bool has_expect;
+	bool has_surprise;
 };
 
 /*
@@ -584,6 +601,65 @@ static void ppf_chain_start(const struct ppf_context_model *cm,
 }
 
 /*
+ * Was @file, the event of @c's context, a surprise: not the file found
+ * most likely next at the context's last event?  A surprise is learnt as
+ * the successor of the context's last one.
+ */
+static bool ppf_cm_surprised(struct ppf_context_model *cm,
+			     struct ppf_chain *c, u32 file)
+{
+	if (c->since != 0xffffffffu)
+		c->since++;
+	if (c->has_expect && c->expect == file)
+		return false;
+	if (c->has_surprise)
+		ppf_surprise_learn(&cm->surprises, c->surprise, file, c->since);
+	c->surprise = file;
+	c->has_surprise = true;
+	c->since = 0;
+	cm->nr_surprises++;
+	return true;
+}
+
+/*
+ * After a surprise at @file: the surprises that followed it last time,
+ * one after another while each is confirmed, written at @out[@k] on.
+ * @used of the @max_out places are the children's and the chain's as
+ * ppf_model_event() writes them, whatever @out holds, so that both calls
+ * name the same files.  A file the chain or the children name, or named
+ * already here, ends the walk, as does one due further ahead than the
+ * model's longest chain could reach (max_predictions events): a caller
+ * that asks for fewer predictions bounds how many, not how far ahead.
+ * They are few, and only at surprises, and a caller that looks ahead
+ * less than they do learns from them whether looking further pays.
+ */
+static unsigned int ppf_cm_surprises(struct ppf_context_model *cm,
+				     const struct ppf_chain *c, u32 file,
+				     struct ppf_prediction *out,
+				     unsigned int k, unsigned int used,
+				     unsigned int max_out)
+{
+	u32 horizon = cm->base.params.max_predictions;
+	u32 from = file, next, gap, lead = 0;
+
+	while (used < max_out &&
+	       ppf_surprise_next(&cm->surprises, from, &next, &gap)) {
+		lead += gap;
+		if (lead > horizon || next == file ||
+		    ppf_predicted(out, k, next) ||
+		    ppf_predicted(c->pred, c->len, next))
+			break;
+		out[k].file = next;
+		out[k].likelihood = PPF_LIKELIHOOD_UNKNOWN;
+		out[k++].lead = lead;
+		used++;
+		cm->nr_surprise_predictions++;
+		from = next;
+	}
+	return k;
+}
+
+/*
  * Predict after an event of @file: the children of the deepest context
  * that has any likely enough, and for EPCM the chain from the most likely
  * one.  The chain named at the last event is taken up again when it still
@@ -602,6 +678,7 @@ static unsigned int ppf_cm_predict(struct ppf_context_model *cm,
 	unsigned int n = 0, k, i, from = 1;
 	struct ppf_prediction *alt;
 	u32 ctx = PPF_NIL;
+	bool surprised;
 
 	/* The deepest context first: the walks are oldest first. */
 	for (i = 0; i < ws->n && n == 0; i++) {
@@ -614,10 +691,14 @@ static unsigned int ppf_cm_predict(struct ppf_context_model *cm,
 	}
 	if (!cm->extended)
 		return n;
+	surprised = ppf_cm_surprised(cm, c, file);
+	c->has_expect = n != 0;
 	if (!n) {
 		c->len = 0;
-		return 0;
+		return surprised ? ppf_cm_surprises(cm, c, file, out, 0, 0,
+						    max_out) : 0;
 	}
+	c->expect = out[0].file;
 	k = n;
 	alt = out + 1;
 	if (ppf_chain_stands(cm, c, file, out[0].file)) {
@@ -643,6 +724,13 @@ static unsigned int ppf_cm_predict(struct ppf_context_model *cm,
 		out[k] = c->pred[i];
 		out[k++].lead = i + 1;
 	}
+	if (surprised) {
+		/* As many as ppf_model_event() writes before them. */
+		unsigned int used = n + c->len - 1;
+
+		k = ppf_cm_surprises(cm, c, file, out, k,
+				     used < max_out ? used : max_out, max_out);
+	}
 	return k;
 }
 
@@ -658,6 +746,8 @@ static void ppf_chain_copy(struct ppf_chain *c, const struct ppf_chain *from)
 
 	if (!from) {
 		c->len = 0;
+		c->has_expect = false;
+		c->has_surprise = false;
 		return;
 	}
 	*c = *from;
@@ -722,7 +812,8 @@ static u64 ppf_cm_chain_bytes(const struct ppf_model_params *params)
 	return (u64)params->max_contexts *
 	       (sizeof(struct ppf_chain) +
 		PPF_CHAIN_ROOM(params->max_predictions) *
-		sizeof(struct ppf_prediction));
+		sizeof(struct ppf_prediction)) +
+	       ppf_surprise_table_bytes(params->max_nodes);
 }
 
 static void ppf_cm_stats(const struct ppf_model *model,
@@ -742,6 +833,8 @@ static void ppf_cm_stats(const struct ppf_model *model,
 	stats->nodes_dropped = t->nodes_dropped;
 	stats->partitions_reclaimed = t->partitions_reclaimed;
 	stats->count_saturations = t->count_saturations;
+	stats->surprises = cm->nr_surprises;
+	stats->surprise_predictions = cm->nr_surprise_predictions;
 }
 
 static void ppf_cm_destroy(struct ppf_model *model)
@@ -749,6 +842,7 @@ static void ppf_cm_destroy(struct ppf_model *model)
 	struct ppf_context_model *cm = to_cm(model);
 
 	ppf_trie_release(&cm->trie);
+	ppf_surprise_table_release(&cm->surprises);
 	ppf_free(cm->chain_store);
 	ppf_free(cm->chains);
 	ppf_free(cm->walk_store);
@@ -873,6 +967,10 @@ struct ppf_model *ppf_context_model_create(const struct ppf_model_params *params
 			cm->chains[s].mem = cm->chain_store + (size_t)s * room;
 			cm->chains[s].pred = cm->chains[s].mem;
 		}
+		*err = ppf_surprise_table_init(&cm->surprises,
+					       params->max_nodes);
+		if (*err)
+			goto out_free;
 	}
 	*err = ppf_trie_init(&cm->trie, params->partition_size,
 			     params->max_nodes, ppf_cm_shrink, cm);
@@ -881,6 +979,7 @@ struct ppf_model *ppf_context_model_create(const struct ppf_model_params *params
 	return &cm->base;
 
 out_free:
+	ppf_surprise_table_release(&cm->surprises);
 	ppf_free(cm->chain_store);
 	ppf_free(cm->chains);
 	ppf_free(cm->walk_store);

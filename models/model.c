@@ -405,6 +405,8 @@ void ppf_model_stats_add(struct ppf_model_stats *sum,
 	sum->count_saturations += one->count_saturations;
 	sum->contexts += one->contexts;
 	sum->contexts_reclaimed += one->contexts_reclaimed;
+	sum->surprises += one->surprises;
+	sum->surprise_predictions += one->surprise_predictions;
 }
 
 #ifdef PPF_MODEL_CHECKS

@@ -116,6 +116,10 @@ struct ppf_prediction {
  * @count_saturations: halvings caused by a count reaching its maximum
  * @contexts: contexts live now
  * @contexts_reclaimed: contexts forgotten to make room for new ones
+ * @surprises: events the most likely prediction before them did not name
+ *	(EPCM; surprise_table.h)
+ * @surprise_predictions: files named because they followed a surprise's
+ *	file's surprise before
  */
 struct ppf_model_stats {
 	u64 events;
@@ -131,6 +135,8 @@ struct ppf_model_stats {
 	u64 count_saturations;
 	u32 contexts;
 	u64 contexts_reclaimed;
+	u64 surprises;
+	u64 surprise_predictions;
 };
 
 struct ppf_model;

@@ -133,6 +133,9 @@ static int ppf_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "model_partitions_reclaimed %llu\n", ms.partitions_reclaimed);
 	seq_printf(m, "model_contexts %u\n", ms.contexts);
 	seq_printf(m, "model_contexts_reclaimed %llu\n", ms.contexts_reclaimed);
+	seq_printf(m, "model_surprises %llu\n", ms.surprises);
+	seq_printf(m, "model_surprise_predictions %llu\n",
+		   ms.surprise_predictions);
 	seq_printf(m, "model_domains %u\n", ds.live);
 	seq_printf(m, "model_max_domains %u\n", ds.max);
 	seq_printf(m, "model_domains_reclaimed %llu\n", ds.reclaimed);

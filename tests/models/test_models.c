@@ -228,7 +228,7 @@ static void test_epcm_chain_with_file_id_zero(void)
 	struct ppf_model *m = make(PPF_MODEL_EPCM, 64, 51, 25);
 	unsigned int i, pass, n = 0;
 
-	for (pass = 0; pass < 5; pass++)
+	for (pass = 0; pass < 4; pass++)
 		for (i = 0; i < 5; i++)
 			ppf_model_event(m, 0, 0, i, out, PPF_MAX_PREDICTIONS);
 	n = ppf_model_event(m, 0, 0, 0, out, PPF_MAX_PREDICTIONS);
@@ -252,6 +252,114 @@ static void test_epcm_chain_stops_below_threshold(void)
 	n = feed(m, "YA", out);
 	EXPECT(n == 1 && out[0].file == B, "%u predictions, first %c", n,
 	       n ? out[0].file : '-');
+	ppf_model_destroy(m);
+}
+
+/*
+ * A prologue P Q R repeated before a different file each time (a cp of
+ * each of 8 sources): after R no source meets the threshold, so each
+ * source is a surprise, and the surprise that followed it twice in a row
+ * is named after the chain, as many events ahead as it came last time.
+ */
+#define SURPRISE_SOURCES	8
+
+static void feed_sources_max(struct ppf_model *m, bool reverse,
+			     struct ppf_prediction *out, unsigned int *n,
+			     u32 at, unsigned int max_out)
+{
+	unsigned int i;
+
+	for (i = 0; i < SURPRISE_SOURCES; i++) {
+		u32 src = 100 + (reverse ? SURPRISE_SOURCES - 1 - i : i);
+
+		feed(m, "PQR", out);
+		n[i] = ppf_model_event(m, 0, 0, src, out, max_out);
+		if (src == at)
+			return;
+	}
+}
+
+static void feed_sources(struct ppf_model *m, bool reverse,
+			 struct ppf_prediction *out, unsigned int *n, u32 at)
+{
+	feed_sources_max(m, reverse, out, n, at, PPF_MAX_PREDICTIONS);
+}
+
+static bool names(const struct ppf_prediction *out, unsigned int n, u32 file,
+		  u32 lead)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (out[i].file == file && (!lead || out[i].lead == lead))
+			return true;
+	return false;
+}
+
+static void test_epcm_surprise_follows_surprise(void)
+{
+	struct ppf_prediction out[PPF_MAX_PREDICTIONS];
+	unsigned int n[SURPRISE_SOURCES] = { 0 }, pass;
+	struct ppf_model *m = make(PPF_MODEL_EPCM, 64, 51, 25);
+	struct ppf_model_stats st;
+
+	/*
+	 * In the first pass every event is a surprise; from the second on,
+	 * the prologue is expected and the sources alone are surprises, each
+	 * confirmed by the third.  Measured in the fourth.
+	 */
+	for (pass = 0; pass < 3; pass++)
+		feed_sources(m, false, out, n, ~0u);
+	feed_sources(m, false, out, n, 103);
+	/* At source 103: 104 four events on (P Q R 104), 105 eight on... */
+	EXPECT(names(out, n[3], 104, 4), "104 at lead 4 not among %u", n[3]);
+	EXPECT(names(out, n[3], 105, 8), "105 at lead 8 not among %u", n[3]);
+	EXPECT(names(out, n[3], 107, 16), "107 at lead 16 not among %u", n[3]);
+	/* ...but only what is due within the 16 events the call looks at. */
+	for (pass = 0; pass < n[3]; pass++)
+		EXPECT(out[pass].lead <= 16, "%u at lead %u", out[pass].file,
+		       out[pass].lead);
+	ppf_model_stats(m, &st);
+	EXPECT(st.surprises >= SURPRISE_SOURCES && st.surprise_predictions >= 4,
+	       "%llu surprises, %llu named from them",
+	       (unsigned long long)st.surprises,
+	       (unsigned long long)st.surprise_predictions);
+	ppf_model_destroy(m);
+}
+
+/*
+ * A caller that asks for 8 predictions bounds how many are named, not how
+ * far ahead: the surprises due 12 and 16 events on are named too, within
+ * the model's 16-event horizon.
+ */
+static void test_epcm_surprise_beyond_a_short_call(void)
+{
+	struct ppf_prediction out[PPF_MAX_PREDICTIONS];
+	unsigned int n[SURPRISE_SOURCES] = { 0 }, pass;
+	struct ppf_model *m = make(PPF_MODEL_EPCM, 64, 51, 25);
+
+	for (pass = 0; pass < 3; pass++)
+		feed_sources(m, false, out, n, ~0u);
+	feed_sources_max(m, false, out, n, 103, 8);
+	EXPECT(n[3] <= 8, "%u predictions for 8 places", n[3]);
+	EXPECT(names(out, n[3], 106, 12), "106 at lead 12 not among %u", n[3]);
+	EXPECT(names(out, n[3], 107, 16), "107 at lead 16 not among %u", n[3]);
+	ppf_model_destroy(m);
+}
+
+/* Surprises whose successor changes every pass name nothing. */
+static void test_epcm_surprise_unconfirmed_names_nothing(void)
+{
+	struct ppf_prediction out[PPF_MAX_PREDICTIONS];
+	unsigned int n[SURPRISE_SOURCES] = { 0 }, pass, i;
+	struct ppf_model *m = make(PPF_MODEL_EPCM, 64, 51, 25);
+
+	/* Ascending, then descending: 103 is followed by 104, then 102. */
+	for (pass = 0; pass < 4; pass++)
+		feed_sources(m, pass % 2, out, n, ~0u);
+	feed_sources(m, false, out, n, 103);
+	for (i = 0; i < n[3]; i++)
+		EXPECT(out[i].file < 100, "source %u named at 103", out[i].file);
 	ppf_model_destroy(m);
 }
 
@@ -595,6 +703,9 @@ static const struct ppf_test tests[] = {
 	{ "epcm_predicts_chain", test_epcm_predicts_chain },
 	{ "epcm_chain_stops_below_threshold", test_epcm_chain_stops_below_threshold },
 	{ "epcm_chain_with_file_id_zero", test_epcm_chain_with_file_id_zero },
+	{ "epcm_surprise_follows_surprise", test_epcm_surprise_follows_surprise },
+	{ "epcm_surprise_beyond_a_short_call", test_epcm_surprise_beyond_a_short_call },
+	{ "epcm_surprise_unconfirmed_names_nothing", test_epcm_surprise_unconfirmed_names_nothing },
 	{ "last_successor_replaces", test_last_successor_replaces },
 	{ "count_saturation_halves", test_count_saturation_halves },
 	{ "params_validation", test_params_validation },

@@ -161,6 +161,10 @@ static void ppf_status_words(FILE *out, const struct ppf_sample *s)
 		ppf_counter(cs, "predictions"),
 		ppf_counter(cs, "predictions_repeated"),
 		ppf_counter(cs, "restates"));
+	if (ppf_counter(cs, "model_surprises"))
+		fprintf(out, "surprises:  %" PRIu64 " events the model did not expect; %" PRIu64 " files named because they followed one before\n",
+			ppf_counter(cs, "model_surprises"),
+			ppf_counter(cs, "model_surprise_predictions"));
 	fprintf(out, "prefetches: %" PRIu64 " issued at io_class %s, %" PRIu64 " pages read ahead (%" PRIu64 " pages of predicted files were cached already)\n",
 		ppf_counter(cs, "prefetch_issued"), io_class,
 		ppf_counter(cs, "pages_requested"), ppf_counter(cs, "pages_cached"));
