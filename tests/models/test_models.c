@@ -228,7 +228,7 @@ static void test_epcm_chain_with_file_id_zero(void)
 	struct ppf_model *m = make(PPF_MODEL_EPCM, 64, 51, 25);
 	unsigned int i, pass, n = 0;
 
-	for (pass = 0; pass < 4; pass++)
+	for (pass = 0; pass < 5; pass++)
 		for (i = 0; i < 5; i++)
 			ppf_model_event(m, 0, 0, i, out, PPF_MAX_PREDICTIONS);
 	n = ppf_model_event(m, 0, 0, 0, out, PPF_MAX_PREDICTIONS);
@@ -315,7 +315,7 @@ static void test_epcm_surprise_follows_surprise(void)
 	EXPECT(names(out, n[3], 104, 4), "104 at lead 4 not among %u", n[3]);
 	EXPECT(names(out, n[3], 105, 8), "105 at lead 8 not among %u", n[3]);
 	EXPECT(names(out, n[3], 107, 16), "107 at lead 16 not among %u", n[3]);
-	/* ...but only what is due within the 16 events the call looks at. */
+	/* ...but only what is due within the model's 16-event horizon. */
 	for (pass = 0; pass < n[3]; pass++)
 		EXPECT(out[pass].lead <= 16, "%u at lead %u", out[pass].file,
 		       out[pass].lead);
