@@ -660,12 +660,59 @@ static unsigned int ppf_cm_surprises(struct ppf_context_model *cm,
 }
 
 /*
+ * Does @c hold files told at the events that named them, for events after
+ * the next one?  Every file of a chain is written when it joins it (with
+ * news, only then), so all of a chain's files were told, unless it is
+ * from before a restate, which made everything news.
+ */
+static bool ppf_chain_told(const struct ppf_context_model *cm,
+			   const struct ppf_chain *c)
+{
+	return c->len >= 2 && c->epoch == cm->base.epoch;
+}
+
+/*
+ * With news: make @c afresh at @out[0] (node @node, after file @prev)
+ * after an event of @file, writing at @out[@n] on only the files it names
+ * for other events than the chain it replaces did.  That chain, told
+ * (ppf_chain_told()), expected its file i + 1 at the event the new one
+ * expects its file i: a chain made afresh because it was kept long enough,
+ * or left for a while, mostly names the same files for the same events,
+ * and those are not news.  @file was opened since, so it is.  Out of line:
+ * it runs once a chain at most, and its copy of the old chain would cost
+ * every event's call the room on the stack.  Returns the predictions
+ * written in all.
+ */
+static noinline unsigned int
+ppf_chain_afresh_news(const struct ppf_context_model *cm, struct ppf_chain *c,
+		      u32 file, u32 node, u32 prev, struct ppf_prediction *out,
+		      unsigned int n, unsigned int max_out)
+{
+	u32 told[PPF_MAX_PREDICTIONS];
+	unsigned int i, k = n, ntold = c->len - 1;
+
+	for (i = 0; i < ntold; i++)
+		told[i] = c->pred[i + 1].file;
+	ppf_chain_start(cm, c, &out[0], node, prev);
+	ppf_chain_extend(cm, c, out + 1, n - 1, max_out - (n - 1));
+	for (i = 1; i < c->len && k < max_out; i++) {
+		if (i < ntold && told[i] == c->pred[i].file && told[i] != file)
+			continue;
+		out[k] = c->pred[i];
+		out[k++].lead = i + 1;
+	}
+	return k;
+}
+
+/*
  * Predict after an event of @file: the children of the deepest context
  * that has any likely enough, and for EPCM the chain from the most likely
  * one.  The chain named at the last event is taken up again when it still
  * stands (ppf_chain_stands()): its first file dropped, it goes on from its
  * tail.  With @news, only what was not named at the last event is written:
- * the other children, and the chain's files from where it stood before.
+ * the other children, and the chain's files from where it stood before;
+ * a chain made afresh writes what it names for other events than the
+ * chain it replaces (ppf_chain_afresh_news()).
  */
 static unsigned int ppf_cm_predict(struct ppf_context_model *cm,
 				   const struct ppf_walks *ws,
@@ -713,6 +760,11 @@ static unsigned int ppf_cm_predict(struct ppf_context_model *cm,
 				memmove(out, out + 1, k * sizeof(*out));
 			alt = out;
 		}
+	} else if (news && ppf_chain_told(cm, c)) {
+		k = ppf_chain_afresh_news(cm, c, file, nodes[0],
+					  ppf_node(pool, ctx)->file, out, n,
+					  max_out);
+		goto written;
 	} else {
 		ppf_chain_start(cm, c, &out[0], nodes[0],
 				ppf_node(pool, ctx)->file);
@@ -724,6 +776,7 @@ static unsigned int ppf_cm_predict(struct ppf_context_model *cm,
 		out[k] = c->pred[i];
 		out[k++].lead = i + 1;
 	}
+written:
 	if (surprised) {
 		/* As many as ppf_model_event() writes before them. */
 		unsigned int used = n + c->len - 1;

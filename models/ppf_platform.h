@@ -57,6 +57,8 @@ typedef __u64 u64;
 #define ppf_container_of(ptr, type, member) \
 	((type *)((char *)(ptr) - offsetof(type, member)))
 #define ppf_cache_prefetch(addr)	__builtin_prefetch(addr)
+/* The kernel's, for the one function kept out of line on purpose. */
+#define noinline		__attribute__((__noinline__))
 
 #endif /* __KERNEL__ */
 

@@ -414,13 +414,16 @@ void ppf_event_release(struct ppf_event *ev);
  * @cached_pages: of which within the file then
  * @cached_removals: page-cache removal count when it was found cached
  * @planned: in the plan (pacing.c)
+ * @plan_due: while @planned, the due of its entry in the plan, by which
+ *	the plan finds it
  *
  * Owned by readahead.c, inflight.c (@pending_seq, @pending_chunks) and
- * pacing.c (@planned, @predicted_due), under ppf_worker_mutex; zero in a
+ * pacing.c (@planned, @plan_due, @predicted_due), under ppf_worker_mutex; zero in a
  * new entry.
  */
 struct ppf_prefetch_state {
 	bool planned;
+	u64 plan_due;
 	u64 predicted_due;
 	u64 pending_seq;
 	u32 pending_chunks;

@@ -363,6 +363,41 @@ static void test_epcm_surprise_unconfirmed_names_nothing(void)
 	ppf_model_destroy(m);
 }
 
+/*
+ * With news, a chain made afresh names again only what it names for
+ * other events: on a learnt cycle of 40 files every event adds one file
+ * at the chain's end, and the chain made afresh every 16 events (it was
+ * kept long enough) names the same files for the same events as the one
+ * it replaces, so no event writes more than the children and that file.
+ * The full call still names the whole chain at every event.
+ */
+static void test_epcm_news_chain_afresh(void)
+{
+	struct ppf_prediction out[PPF_MAX_PREDICTIONS];
+	struct ppf_model *m = make(PPF_MODEL_EPCM, 64, 51, 25);
+	unsigned int pass, i, n, most = 0, full_least = ~0u;
+
+	for (pass = 0; pass < 6; pass++)
+		for (i = 0; i < 40; i++)
+			ppf_model_event(m, 0, 0, i, out, 16);
+	ppf_model_restate(m);	/* everything is news once */
+	n = ppf_model_event_new(m, 0, 0, 0, out, 16);
+	EXPECT(n >= 8, "a learnt cycle names %u files after a restate", n);
+	for (i = 1; i < 40; i++) {
+		n = ppf_model_event_new(m, 0, 0, i, out, 16);
+		if (n > most)
+			most = n;
+	}
+	EXPECT(most <= 2, "an event of the learnt cycle wrote %u predictions", most);
+	for (i = 0; i < 40; i++) {
+		n = ppf_model_event(m, 0, 0, i, out, 16);
+		if (n < full_least)
+			full_least = n;
+	}
+	EXPECT(full_least >= 8, "the full call named only %u", full_least);
+	ppf_model_destroy(m);
+}
+
 /* Last successor predicts what followed last time, and replaces it. */
 static void test_last_successor_replaces(void)
 {
@@ -706,6 +741,7 @@ static const struct ppf_test tests[] = {
 	{ "epcm_surprise_follows_surprise", test_epcm_surprise_follows_surprise },
 	{ "epcm_surprise_beyond_a_short_call", test_epcm_surprise_beyond_a_short_call },
 	{ "epcm_surprise_unconfirmed_names_nothing", test_epcm_surprise_unconfirmed_names_nothing },
+	{ "epcm_news_chain_afresh", test_epcm_news_chain_afresh },
 	{ "last_successor_replaces", test_last_successor_replaces },
 	{ "count_saturation_halves", test_count_saturation_halves },
 	{ "params_validation", test_params_validation },
