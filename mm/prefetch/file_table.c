@@ -272,6 +272,7 @@ void ppf_file_apply_read(struct ppf_file *f, pgoff_t first, pgoff_t last,
 {
 	spin_lock(&f->lock);
 	if (!f->dead) {
+		WRITE_ONCE(f->use_gen, f->use_gen + 1);
 		ppf_uses_read(&f->uses, first, last);
 		if (kind == PPF_READ_FAULT)
 			WRITE_ONCE(f->mapped, true);
@@ -317,6 +318,7 @@ void ppf_file_map_pages(struct ppf_file *f, pgoff_t pages)
 	spin_lock(&f->lock);
 	if (m && !f->dead) {
 		f->page_map = m;
+		WRITE_ONCE(f->use_gen, f->use_gen + 1);
 		ppf_page_map_seed(m, f->early_pages,
 				  min_t(unsigned int, f->nr_early_pages,
 					PPF_EARLY_PAGES),
@@ -386,6 +388,7 @@ void ppf_file_pages_load(struct ppf_file *f, const u8 *bits, unsigned int len,
 		return;
 	spin_lock(&f->lock);
 	f->page_map = m;
+	WRITE_ONCE(f->use_gen, f->use_gen + 1);
 	WRITE_ONCE(f->mapped, true);
 	spin_unlock(&f->lock);
 }
@@ -495,6 +498,7 @@ void ppf_file_opened(struct ppf_file *f)
 {
 	spin_lock(&f->lock);
 	if (!f->dead) {
+		WRITE_ONCE(f->use_gen, f->use_gen + 1);
 		ppf_uses_open(&f->uses);
 		if (f->page_map)
 			ppf_page_map_open(f->page_map);
@@ -545,6 +549,7 @@ void ppf_file_set_last_use(struct ppf_file *f, pgoff_t first, pgoff_t last,
 	struct ppf_use use = { first, last, map };
 
 	spin_lock(&f->lock);
+	WRITE_ONCE(f->use_gen, f->use_gen + 1);
 	ppf_uses_restore(&f->uses, &use);
 	spin_unlock(&f->lock);
 }

@@ -413,6 +413,10 @@ void ppf_event_release(struct ppf_event *ev);
  * @cached_span: pages of that range, before the end of file (0: none found)
  * @cached_pages: of which within the file then
  * @cached_removals: page-cache removal count when it was found cached
+ * @cached_use_gen: the file's use_gen when it was found cached: while it
+ *	has not moved, nor the sysctls below, the range wanted is the same
+ * @cached_max_kb: max_prefetch_kb then
+ * @cached_default_kb: default_prefetch_kb then
  * @planned: in the plan (pacing.c)
  * @plan_due: while @planned, the due of its entry in the plan, by which
  *	the plan finds it
@@ -431,6 +435,9 @@ struct ppf_prefetch_state {
 	u32 cached_span;
 	u32 cached_pages;
 	unsigned long cached_removals;
+	u32 cached_use_gen;
+	u32 cached_max_kb;
+	u32 cached_default_kb;
 };
 
 /*
@@ -562,6 +569,7 @@ struct ppf_file {
 	struct ppf_uses uses;
 	bool mapped;
 	struct ppf_page_map *page_map;
+	u32 use_gen;	/* moved by each change to @uses or @page_map; @lock */
 	u8 nr_early_pages;
 	u32 early_pages[PPF_EARLY_PAGES];
 	struct ppf_prefetch_state prefetch;

@@ -181,7 +181,11 @@ bool ppf_prefetch_still_cached(struct ppf_file *f)
 /*
  * Was the range now wanted found all cached, with no folio removed from
  * any page cache since (see DOC: Removal hook)?  Then it still is, and the
- * file need not be decoded and looked at again.
+ * file need not be decoded and looked at again.  The range is worked out
+ * again only if the file's uses or page map, or the sysctls that bound
+ * it, changed since it was found cached: a file predicted often and read
+ * seldom (a hot cache, a workload in an order never seen twice) is
+ * judged in a few loads.
  */
 static bool ppf_known_cached(struct ppf_file *f)
 {
@@ -192,6 +196,10 @@ static bool ppf_known_cached(struct ppf_file *f)
 
 	if (!ppf_prefetch_still_cached(f))
 		return false;
+	if (st->cached_use_gen == READ_ONCE(f->use_gen) &&
+	    st->cached_max_kb == READ_ONCE(ppf_config.max_prefetch_kb) &&
+	    st->cached_default_kb == READ_ONCE(ppf_config.default_prefetch_kb))
+		return true;
 	wanted = ppf_wanted_range(f, &first, &map);
 	return wanted == st->cached_span && first == st->cached_first;
 }
@@ -350,6 +358,7 @@ static bool ppf_prefetch_file(struct ppf_session *ps, struct ppf_file *f,
 	struct dentry *dentry;
 	struct inode *inode;
 	unsigned long wanted, nr, chunk, cached = 0, removals, limit;
+	u32 use_gen, max_kb, default_kb;
 	pgoff_t start, first = 0;
 	u64 map;
 
@@ -367,6 +376,10 @@ static bool ppf_prefetch_file(struct ppf_session *ps, struct ppf_file *f,
 		else
 			ppf_prefetch_dentry(dentry->d_sb, f, cred, seq);
 	}
+	/* Read before the range: a change meanwhile makes it stale, not lost. */
+	use_gen = READ_ONCE(f->use_gen);
+	max_kb = READ_ONCE(ppf_config.max_prefetch_kb);
+	default_kb = READ_ONCE(ppf_config.default_prefetch_kb);
 	wanted = ppf_wanted_range(f, &start, &map);
 	nr = ppf_prefetch_range(wanted, start, inode);
 	removals = ppf_page_cache_removals_of(mapping);
@@ -378,6 +391,9 @@ static bool ppf_prefetch_file(struct ppf_session *ps, struct ppf_file *f,
 			st->cached_span = wanted;
 			st->cached_pages = nr;
 			st->cached_removals = removals;
+			st->cached_use_gen = use_gen;
+			st->cached_max_kb = max_kb;
+			st->cached_default_kb = default_kb;
 		}
 		*next = 0;
 		*why = PPF_SKIP_CACHED;
