@@ -39,6 +39,10 @@ RUN_COUNTERS = ("events_open", "events_exec", "events_read", "predictions",
                 "sys_worker_switches", "sys_worker_preempted")
 
 
+# The parts of the worker's time counted apart (worker_<part>_ns).
+PER_OPEN_PARTS = ("model", "decode", "lookup")
+
+
 def _counters(p: Path) -> Dict[str, int]:
     kv = (line.split() for line in p.read_text().splitlines())
     return {f[0]: int(f[1]) for f in kv if len(f) == 2 and f[1].isdigit()}
@@ -73,6 +77,12 @@ def run_counters(d: Path, cache: str, icount_shift: Optional[int]) -> Optional[D
         if ra is not None and ra <= out["worker_cpu_ns"]:
             out["worker_insns_per_open_outside_readahead"] = (
                 out["worker_cpu_ns"] - ra) / per_open
+        # where the worker's clock time went, per open, in the same unit:
+        # instructions where the worker did not wait (the model never does;
+        # a decode and a lookup wait for a cold inode's or directory's block)
+        for part in PER_OPEN_PARTS:
+            if f"worker_{part}_ns" in out:
+                out[f"worker_{part}_per_open"] = out[f"worker_{part}_ns"] / per_open
     return out
 
 
@@ -329,16 +339,19 @@ def worker_table(s: Dict[str, Any]) -> str:
     if not rows:
         return "(no counters per measured run)"
     out = ["| config | opens | predictions | repeated | decodes | prefetches | "
-           "worker CPU ms | instructions per open | outside readahead |", "|" + "---|" * 9]
+           "worker CPU ms | instructions per open | outside readahead | "
+           "of which the model, decodes, lookups (clock) |", "|" + "---|" * 10]
     for r in rows:
         k = r["ppf_run"]
+        parts = [k.get(f"worker_{p}_per_open") for p in PER_OPEN_PARTS]
         out.append("| " + " | ".join([
             r["label"], cell(k.get("events_open", 0) + k.get("events_exec", 0), "{:.0f}"),
             cell(k.get("predictions"), "{:.0f}"), cell(k.get("predictions_repeated"), "{:.0f}"),
             cell(k.get("decodes"), "{:.0f}"), cell(k.get("prefetch_issued"), "{:.0f}"),
             cell(k["worker_cpu_ns"] / 1e6 if "worker_cpu_ns" in k else None, "{:.1f}"),
             cell(k.get("worker_insns_per_open"), "{:,.0f}"),
-            cell(k.get("worker_insns_per_open_outside_readahead"), "{:,.0f}")]) + " |")
+            cell(k.get("worker_insns_per_open_outside_readahead"), "{:,.0f}"),
+            " / ".join(cell(v, "{:,.0f}") for v in parts)]) + " |")
     return "\n".join(out)
 
 

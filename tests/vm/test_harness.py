@@ -181,13 +181,24 @@ class GuestCountersTest(unittest.TestCase):
                 "sys_softirq_ticks 1\nsys_irq_ticks 0\nsys_worker_switches 7\n")
             (d / "hot-1.ppf-after.txt").write_text(
                 "events_open 1010\nworker_cpu_ns 2001000\nworker_readahead_ns 0\n"
+                "worker_model_ns 500000\nworker_decode_ns 250000\n"
                 "sys_ctxt 3500\nsys_user_ticks 1600\nsys_system_ticks 190\n"
                 "sys_softirq_ticks 1\nsys_irq_ticks 0\nsys_worker_switches 407\n")
+            (d / "hot-1.ppf-before.txt").write_text(
+                (d / "hot-1.ppf-before.txt").read_text() +
+                "worker_model_ns 0\nworker_decode_ns 50000\n")
             k = report.run_counters(d, "hot", 0)
             assert k is not None
             self.assertEqual((k["sys_ctxt"], k["sys_worker_switches"]), (3000, 400))
             self.assertEqual(k["worker_insns_per_open"], 2000)
             self.assertEqual(k["worker_insns_per_open_outside_readahead"], 2000)
+            # the parts counted apart, per open; none for a part not counted
+            self.assertEqual((k["worker_model_per_open"], k["worker_decode_per_open"]),
+                             (500, 200))
+            self.assertNotIn("worker_lookup_per_open", k)
+            self.assertIn("| epcm | 1000 | - | - | - | - | 2.0 | 2,000 | 2,000 | 500 / 200 / - |",
+                          report.worker_table({"rows": [{"config": "epcm", "label": "epcm",
+                                                         "ppf_run": k}]}))
             # readahead's clock time past the CPU time: the worker slept in
             # it, and what it did outside is not known (not 0)
             (d / "cold-1.ppf-before.txt").write_text(
