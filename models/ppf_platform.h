@@ -57,8 +57,19 @@ typedef __u64 u64;
 #define ppf_container_of(ptr, type, member) \
 	((type *)((char *)(ptr) - offsetof(type, member)))
 #define ppf_cache_prefetch(addr)	__builtin_prefetch(addr)
-/* The kernel's, for the one function kept out of line on purpose. */
-#define noinline		__attribute__((__noinline__))
+/*
+ * The kernel's noinline, for the one function kept out of line on purpose
+ * (GCC's noipa: not inlined, nor cloned); a compiler without it (the
+ * fuzzers' clang) may inline it, which changes only the cost.
+ */
+#if defined(__has_attribute)
+#if __has_attribute(__noipa__)
+#define noinline		__attribute__((__noipa__))
+#endif
+#endif
+#ifndef noinline
+#define noinline
+#endif
 
 #endif /* __KERNEL__ */
 

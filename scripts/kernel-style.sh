@@ -29,10 +29,6 @@ for f in "${files[@]}"; do
 	# __assign_str() no longer takes.
 	[[ $f == mm/prefetch/compat.h ]] &&
 		ignore=(--ignore LINUX_VERSION_CODE,CONSTANT_COMPARISON,MACRO_ARG_UNUSED)
-	# The userspace half of the models' platform header defines, for the
-	# simulator and tests, what the kernel's headers define as attributes.
-	[[ $f == models/ppf_platform.h ]] &&
-		ignore=(--ignore PREFER_DEFINED_ATTRIBUTE_MACRO)
 	out=$("$src/scripts/checkpatch.pl" --strict --no-tree --terse --show-types "${ignore[@]}" -f "$f" 2>&1 | grep -v '^total:')
 	if [[ -n $out ]]; then echo "$out"; fail=$((fail + 1)); else pass=$((pass + 1)); fi
 	case $f in

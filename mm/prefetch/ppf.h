@@ -537,6 +537,9 @@ void ppf_uses_restore(struct ppf_uses *u, const struct ppf_use *use);
  * @mapped: a use of it went through a mapping (a fault was seen)
  * @page_map: the pages its uses asked for, if it was mapped (page_map.c;
  *	set and freed by the worker under @lock)
+ * @use_gen: moved by each change to @uses or @page_map, under @lock: a
+ *	file found cached is judged so again while it has not moved
+ *	(readahead.c)
  * @nr_early_pages: how many of @early_pages are set, PPF_EARLY_PAGES + 1
  *	once more were asked for (under @lock)
  * @early_pages: the first pages the uses since its latest open asked for
@@ -569,7 +572,7 @@ struct ppf_file {
 	struct ppf_uses uses;
 	bool mapped;
 	struct ppf_page_map *page_map;
-	u32 use_gen;	/* moved by each change to @uses or @page_map; @lock */
+	u32 use_gen;
 	u8 nr_early_pages;
 	u32 early_pages[PPF_EARLY_PAGES];
 	struct ppf_prefetch_state prefetch;
