@@ -7,11 +7,12 @@
  * A file is forgotten when its inode number comes back for another file,
  * when the table is over max_files (the least recently opened goes), when
  * readahead finds it gone from its file system, and on a reset or unload.
- * Three parts of the engine point at it, and let go of it in this order,
+ * Four parts of the engine point at it, and let go of it in this order,
  * from the one that leads to it to the one that holds it: the plan
  * (pacing.c), readahead's record of it (readahead.c, which counts a
- * prefetch never followed by an open as wasted), then the file table,
- * which frees it.  Only this file does all three: none of those parts
+ * prefetch never followed by an open as wasted), its directory's list
+ * (sweep.c), then the file table, which frees it.  Only this file does
+ * all four: none of those parts
  * forgets a file by itself, so none of them calls another back.  The plan
  * hands the files it found gone to its caller, which forgets them here
  * (ppf_forget_gone()).
@@ -31,6 +32,7 @@ void ppf_forget_file(struct ppf_file *f)
 	lockdep_assert_held(&ppf_worker_mutex);
 	ppf_plan_forget_file(f);
 	ppf_prefetch_forget_file(f);
+	ppf_dir_leave(f);
 	ppf_files_forget(f);
 }
 

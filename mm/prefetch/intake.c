@@ -147,6 +147,7 @@ static void __ppf_event_open(struct ppf_sb *s, struct dentry *dentry,
 			     bool exec)
 {
 	struct inode *inode = d_inode(dentry);
+	struct inode *dir;
 	struct ppf_event ev;
 	bool known;
 
@@ -170,6 +171,9 @@ static void __ppf_event_open(struct ppf_sb *s, struct dentry *dentry,
 	}
 	rcu_read_lock();
 	known = ppf_files_note_open(s, inode);
+	/* The directory its entry is in (sweep.c); d_parent may change. */
+	dir = d_inode_rcu(READ_ONCE(dentry->d_parent));
+	ev.parent_ino = dir ? dir->i_ino : 0;
 	rcu_read_unlock();
 	/* The name is taken at the open that makes the file's entry (metadata.c). */
 	if (known || !READ_ONCE(ppf_config.metadata))

@@ -352,8 +352,11 @@ void ppf_plan(u32 id, const struct cred *cred, u64 seq, u16 lead, bool deep)
 		ppf_plan_insert(&p);
 		return;
 	}
-	if (ppf_plan_new(f, &p, cred) && READ_ONCE(ppf_config.metadata))
+	if (!ppf_plan_new(f, &p, cred))
+		return;
+	if (READ_ONCE(ppf_config.metadata))
 		ppf_prefetch_meta(f, seq);
+	ppf_sweep_predicted(f, cred, seq);
 }
 
 /**
@@ -381,6 +384,68 @@ void ppf_plan_own(struct ppf_file *f, const struct cred *cred, u64 seq)
 	}
 	if (ppf_plan_new(f, &p, cred))
 		ppf_stat_inc(opened_planned);
+}
+
+/**
+ * ppf_plan_sweep() - start the readahead of files together, in the order given
+ * @files: the files (DOC: Sweeps)
+ * @n: how many
+ * @cred: credentials of the task whose open or prediction led to them
+ * @seq: the current event number
+ *
+ * Each file's first chunk is started now, ahead of the plan, in the order
+ * of @files; a file planned and not started yet leaves the plan for it,
+ * and what a large file has left after its first chunk goes into the plan,
+ * due now.  A file whose readahead is under way, or that was prefetched a
+ * few events ago or is known to be cached (ppf_prefetch_wanted()), is
+ * passed over.  Stops at the first file there is no room for in flight or
+ * in memory, or when as many files were found gone as the caller can be
+ * handed.  The caller holds ppf_worker_mutex and forgets the files found
+ * gone (ppf_plan_take_gone()) once it is done with @files.
+ *
+ * Return: how many of @files, from the first, were dealt with.
+ */
+unsigned int ppf_plan_sweep(struct ppf_file **files, unsigned int n,
+			    const struct cred *cred, u64 seq)
+{
+	enum ppf_skip_reason why = PPF_SKIP_UNKNOWN;
+	struct ppf_session ps;
+	struct ppf_file *f;
+	unsigned int i;
+	pgoff_t next;
+	int at;
+
+	lockdep_assert_held(&ppf_worker_mutex);
+	ppf_prefetch_begin(&ps);
+	for (i = 0; i < n && ppf_nr_gone < ARRAY_SIZE(ppf_gone); i++) {
+		f = files[i];
+		if (f->prefetch.planned) {
+			at = ppf_plan_find(f);
+			if (at >= 0 && ppf_plan_at(at)->next)
+				continue;	/* under way */
+			if (at >= 0)
+				ppf_plan_remove(at);
+		}
+		if (!ppf_prefetch_wanted(f, seq, &why))
+			continue;
+		if (READ_ONCE(ppf_config.metadata))
+			ppf_prefetch_meta(f, seq);
+		next = 0;
+		if (ppf_prefetch(&ps, f, cred, seq, false, &next, &why)) {
+			struct ppf_plan p = { .id = f->id, .due = seq,
+					      .next = next };
+
+			if (next)
+				ppf_plan_new(f, &p, cred);
+			continue;
+		}
+		if (why == PPF_SKIP_INFLIGHT || why == PPF_SKIP_LOWMEM)
+			break;
+		if (why == PPF_SKIP_STALE || why == PPF_SKIP_UNMOUNTED)
+			ppf_plan_skipped(f, f->id, why);
+	}
+	ppf_prefetch_end(&ps);
+	return i;
 }
 
 /**

@@ -130,6 +130,8 @@
  * @backoff: pause prefetching on a device where it does not pay (payoff.c)
  * @metadata: look a predicted file up in its directory before reading it
  *	(metadata.c)
+ * @sweep: read the files a directory's last two visits shared together,
+ *	in inode order, at the next visit's first open or prediction (sweep.c)
  * @contexts: what a context (a stream of opens the model follows) is: a
  *	PPF_CONTEXTS_* value (context.c)
  * @isolation: whose patterns predict whose opens: a PPF_ISOLATION_* value
@@ -159,6 +161,7 @@ struct ppf_config {
 	char filesystems[PPF_SB_TYPES_MAX];
 	unsigned int backoff;
 	unsigned int metadata;
+	unsigned int sweep;
 	unsigned int lookahead;
 	unsigned int contexts;
 	unsigned int isolation;
@@ -234,6 +237,8 @@ extern struct mutex ppf_config_mutex;
  *	room (worker.c)
  * @page_maps: page maps made for mapped files (page_map.c)
  * @page_map_runs: runs of pages read ahead from a page map (readahead.c)
+ * @sweeps: directories swept: their files read together (sweep.c)
+ * @sweep_files: files whose readahead a sweep started or found not needed
  * @opened_planned: mapped files planned at their own open, their learned
  *	pages read as a batch (worker.c)
  * @hook_open_ns: time spent in ppf_event_open(), if measured
@@ -279,6 +284,8 @@ struct ppf_stats {
 	u64 page_maps;
 	u64 page_map_runs;
 	u64 opened_planned;
+	u64 sweeps;
+	u64 sweep_files;
 	u64 hook_open_ns;
 	u64 hook_read_ns;
 	u64 dropped[PPF_DROP_NR];
@@ -326,6 +333,8 @@ enum ppf_event_kind {
  *	512-byte sectors of the file system's block device (meta_hook.c)
  * @dir_ino: inode number of the directory @name is in, if it is one block
  *	(with @name; 0 otherwise)
+ * @parent_ino: inode number of the directory it was opened in (open,
+ *	exec; 0: not known)
  */
 struct ppf_event {
 	u8 kind;
@@ -347,6 +356,7 @@ struct ppf_event {
 	unsigned int nr_meta;
 	sector_t meta[PPF_META_BLOCKS];
 	u64 dir_ino;
+	u64 parent_ino;
 };
 
 /**
@@ -517,6 +527,26 @@ void ppf_uses_open(struct ppf_uses *u);
 bool ppf_uses_expected(const struct ppf_uses *u, struct ppf_use *out);
 void ppf_uses_restore(struct ppf_uses *u, const struct ppf_use *use);
 
+struct ppf_dir;
+
+/**
+ * struct ppf_dir_visits - a file's place in its directory's visits (sweep.c)
+ * @dir: the directory it was first opened in, NULL if not known
+ * @node: in @dir's list of files
+ * @last: the latest visit of @dir it was opened in (0: none)
+ * @prev: the visit before that it was opened in
+ * @swept: the latest visit a sweep read it for
+ *
+ * Under ppf_worker_mutex.
+ */
+struct ppf_dir_visits {
+	struct ppf_dir *dir;
+	struct list_head node;
+	u32 last;
+	u32 prev;
+	u32 swept;
+};
+
 /**
  * struct ppf_file - what ppf remembers of one file
  * @key_node: in the (sb, ino) hash, RCU-protected for the read hook
@@ -553,6 +583,7 @@ void ppf_uses_restore(struct ppf_uses *u, const struct ppf_use *use);
  *	system's block device (DOC: Metadata hook; worker mutex)
  * @dir_ino: inode number of the directory @name is in, if that is one
  *	block (0: not known, or larger)
+ * @visits: its directory and the visits of it it was opened in (sweep.c)
  */
 struct ppf_file {
 	struct hlist_node key_node;
@@ -580,6 +611,7 @@ struct ppf_file {
 	unsigned int nr_meta;
 	sector_t meta[PPF_META_BLOCKS];
 	u64 dir_ino;
+	struct ppf_dir_visits visits;
 };
 
 /* file_table.c */
@@ -788,6 +820,8 @@ struct kthread_work;
 void ppf_plan(u32 id, const struct cred *cred, u64 seq, u16 lead, bool deep);
 void ppf_plan_opened(struct ppf_file *f);
 void ppf_plan_own(struct ppf_file *f, const struct cred *cred, u64 seq);
+unsigned int ppf_plan_sweep(struct ppf_file **files, unsigned int n,
+			    const struct cred *cred, u64 seq);
 struct ppf_file *ppf_plan_take_gone(void);
 bool ppf_plan_take_dropped(void);
 void ppf_plan_forget_file(struct ppf_file *f);
@@ -796,6 +830,13 @@ u64 ppf_pace(u64 seq);
 void ppf_pace_later(u64 delay_ns);
 void ppf_pacing_init(struct kthread_worker *worker, struct kthread_work *work);
 void ppf_pacing_stop(void);
+
+/* sweep.c */
+void ppf_dir_join(struct ppf_file *f, u64 dir_ino);
+void ppf_dir_leave(struct ppf_file *f);
+void ppf_sweep_opened(struct ppf_file *f, const struct cred *cred, u64 seq);
+void ppf_sweep_predicted(struct ppf_file *f, const struct cred *cred,
+			 u64 seq);
 
 /* forget.c: a file forgotten by the plan, readahead and the table, in turn */
 void ppf_forget_file(struct ppf_file *f);

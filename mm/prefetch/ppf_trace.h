@@ -115,6 +115,26 @@ TRACE_EVENT(ppf_own_pages,
 		      __entry->last)
 );
 
+TRACE_EVENT(ppf_sweep,
+	    TP_PROTO(dev_t dev, u64 dir_ino, u32 visit, unsigned int files,
+		     unsigned int done),
+	    TP_ARGS(dev, dir_ino, visit, files, done),
+	    TP_STRUCT__entry(__field(dev_t, dev)
+			     __field(u64, dir_ino)
+			     __field(u32, visit)
+			     __field(unsigned int, files)
+			     __field(unsigned int, done)),
+	    TP_fast_assign(__entry->dev = dev;
+			   __entry->dir_ino = dir_ino;
+			   __entry->visit = visit;
+			   __entry->files = files;
+			   __entry->done = done;),
+	    TP_printk("dev=%d:%d dir=%llu visit=%u files=%u done=%u",
+		      MAJOR(__entry->dev), MINOR(__entry->dev),
+		      __entry->dir_ino, __entry->visit, __entry->files,
+		      __entry->done)
+);
+
 TRACE_EVENT(ppf_lookup,
 	    TP_PROTO(dev_t dev, u64 ino, const char *name, bool found,
 		     u64 wait_ns),

@@ -106,6 +106,8 @@ static int ppf_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "page_map_runs %llu\n", s.page_map_runs);
 	seq_printf(m, "page_map_bytes %lu\n", ppf_page_maps_bytes_used());
 	seq_printf(m, "opened_planned %llu\n", s.opened_planned);
+	seq_printf(m, "sweeps %llu\n", s.sweeps);
+	seq_printf(m, "sweep_files %llu\n", s.sweep_files);
 	if (static_branch_unlikely(&ppf_measure_hooks)) {
 		seq_printf(m, "hook_open_ns %llu\n", s.hook_open_ns);
 		seq_printf(m, "hook_read_ns %llu\n", s.hook_read_ns);

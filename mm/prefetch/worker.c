@@ -84,6 +84,8 @@ static void ppf_worker_open(struct ppf_event *ev)
 		ppf_stat_inc(dropped[PPF_DROP_NO_MEMORY]);
 		return;
 	}
+	if (!f->visits.dir && ev->parent_ino)
+		ppf_dir_join(f, ev->parent_ino);
 	ppf_file_learn_meta(f, ev);
 	ppf_prefetch_opened(f);
 	ppf_plan_opened(f);
@@ -92,6 +94,8 @@ static void ppf_worker_open(struct ppf_event *ev)
 	trace_ppf_event(ppf_sb_dev(f->sb), f->ino, id, ev->kind == PPF_EV_EXEC);
 	ppf_seq++;
 	ppf_plan_own_pages(f, ev->cred);
+	ppf_sweep_opened(f, ev->cred, ppf_seq);
+	ppf_forget_gone();
 	model_start = ktime_get_ns();
 	model = ppf_domain_model(ppf_domains, ev->domain);
 	if (!model) {

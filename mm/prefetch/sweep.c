@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sweep.c - a directory's files read together, in inode order
+ *
+ * DOC: Sweeps
+ *
+ * On a disk with an arm most of a cold run's device time is positioning,
+ * not transfer: the files a search or a build reads are small, and it reads
+ * them in the order its directory listing gives (a hash order on ext4),
+ * not in the order they lie on the disk.  Each prediction is read when it
+ * is due, so a window of predictions holds few neighbours on the disk, and
+ * the elevator has little to sort and nothing to merge.  A horizon as wide
+ * as a directory does: a program that reads a directory's files reads most
+ * of them within a few hundred opens of each other, and reads the same
+ * ones again the next time.
+ *
+ * So the files of each directory are kept together (a list per directory,
+ * found by its inode number), and the opens of a directory's files are
+ * grouped into visits: an open of one of its files more than
+ * PPF_VISIT_GAP events after the latest one begins a new visit.  Each file
+ * keeps the two latest visits it was opened in.  At the first open or
+ * prediction of one of its files in a visit (and at later ones while some
+ * are left), the files opened in both of the directory's two visits
+ * before it, and not opened in this one yet, are read ahead at once, in
+ * inode order (on ext4 and most file systems the order their data was
+ * allocated in, so the order on the disk for files written together), up
+ * to PPF_SWEEP_FILES at a time and while the in-flight limit and memory
+ * allow (ppf_plan_sweep()).  The readahead of each is what its prediction
+ * would read (its expected use, or page map), and counts as a prefetch
+ * that its open makes useful or its absence wasted, as any other.
+ *
+ * Two visits in a row, not one: a directory whose files different
+ * programs read in turn (a library directory, a header directory)
+ * sweeps only what they share.  A sweep needs no prediction, so it also
+ * serves an order the model cannot predict (a random order of the same
+ * files), and its cost is one list walk per visit.
+ *
+ * Everything here runs in the worker under ppf_worker_mutex.
+ */
+#include <linux/hash.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include "ppf.h"
+#include "ppf_trace.h"
+
+#define PPF_DIR_HASH_BITS	10
+/* Opens of a directory's files this many events apart begin a new visit. */
+#define PPF_VISIT_GAP		256
+/* Most files one sweep reads; the rest wait for the next open or prediction. */
+#define PPF_SWEEP_FILES		256
+
+/**
+ * struct ppf_dir - a directory the files of the table were opened in
+ * @node: in ppf_dirs
+ * @sb: its file system (each of @files holds a reference)
+ * @ino: its inode number
+ * @files: the files of the table opened in it (ppf_dir_visits.node)
+ * @visit: its latest visit (0: none yet)
+ * @last_seq: the event number of the latest open of one of its files
+ * @target: the visit the latest sweep was for
+ * @swept_all: that sweep left nothing to read for @target
+ */
+struct ppf_dir {
+	struct hlist_node node;
+	struct ppf_sb *sb;
+	u64 ino;
+	struct list_head files;
+	u32 visit;
+	u64 last_seq;
+	u32 target;
+	bool swept_all;
+};
+
+static struct hlist_head ppf_dirs[1 << PPF_DIR_HASH_BITS];
+/* The files of a sweep, sorted; the worker's only. */
+static struct ppf_file *ppf_sweep_batch[PPF_SWEEP_FILES];
+
+static struct hlist_head *ppf_dir_bucket(const struct ppf_sb *sb, u64 ino)
+{
+	return &ppf_dirs[hash_64(ino ^ (unsigned long)sb, PPF_DIR_HASH_BITS)];
+}
+
+/**
+ * ppf_dir_join() - put a file in the list of its directory
+ * @f: the file, in no directory's list yet
+ * @dir_ino: the inode number of the directory it was opened in
+ *
+ * Without memory for a new directory the file stays out of every list and
+ * is never swept.  The caller holds ppf_worker_mutex.
+ */
+void ppf_dir_join(struct ppf_file *f, u64 dir_ino)
+{
+	struct hlist_head *head = ppf_dir_bucket(f->sb, dir_ino);
+	struct ppf_dir *d;
+
+	lockdep_assert_held(&ppf_worker_mutex);
+	hlist_for_each_entry(d, head, node)
+		if (d->sb == f->sb && d->ino == dir_ino)
+			goto join;
+	d = kzalloc(sizeof(*d), GFP_KERNEL);
+	if (!d)
+		return;
+	d->sb = f->sb;
+	d->ino = dir_ino;
+	INIT_LIST_HEAD(&d->files);
+	hlist_add_head(&d->node, head);
+join:
+	f->visits.dir = d;
+	list_add_tail(&f->visits.node, &d->files);
+}
+
+/**
+ * ppf_dir_leave() - take a file out of its directory's list
+ * @f: the file, being forgotten
+ *
+ * The directory is freed with its last file.  The caller holds
+ * ppf_worker_mutex.
+ */
+void ppf_dir_leave(struct ppf_file *f)
+{
+	struct ppf_dir *d = f->visits.dir;
+
+	lockdep_assert_held(&ppf_worker_mutex);
+	if (!d)
+		return;
+	list_del(&f->visits.node);
+	f->visits.dir = NULL;
+	if (list_empty(&d->files)) {
+		hlist_del(&d->node);
+		kfree(d);
+	}
+}
+
+static int ppf_ino_cmp(const void *a, const void *b)
+{
+	const struct ppf_file *fa = *(const struct ppf_file * const *)a;
+	const struct ppf_file *fb = *(const struct ppf_file * const *)b;
+
+	return fa->ino < fb->ino ? -1 : fa->ino > fb->ino;
+}
+
+/*
+ * Read the files of @d that its two visits before @target shared and
+ * @target has not opened, in inode order, unless a sweep for @target read
+ * them all already.
+ */
+static void ppf_sweep(struct ppf_dir *d, u32 target, const struct cred *cred,
+		      u64 seq)
+{
+	struct ppf_dir_visits *v;
+	unsigned int n = 0, done, i;
+	bool more = false;
+	u32 before = target - 1;
+
+	lockdep_assert_held(&ppf_worker_mutex);
+	if (before < 2 || (d->target == target && d->swept_all))
+		return;
+	if (d->target != target) {
+		d->target = target;
+		d->swept_all = false;
+	}
+	list_for_each_entry(v, &d->files, node) {
+		if (v->last != before || v->prev != before - 1 ||
+		    v->swept == target)
+			continue;
+		if (n == ARRAY_SIZE(ppf_sweep_batch)) {
+			more = true;
+			break;
+		}
+		ppf_sweep_batch[n++] = container_of(v, struct ppf_file, visits);
+	}
+	if (!n) {
+		d->swept_all = true;
+		return;
+	}
+	sort(ppf_sweep_batch, n, sizeof(*ppf_sweep_batch), ppf_ino_cmp, NULL);
+	done = ppf_plan_sweep(ppf_sweep_batch, n, cred, seq);
+	/* Marked before the caller forgets any file the sweep found gone. */
+	for (i = 0; i < done; i++)
+		ppf_sweep_batch[i]->visits.swept = target;
+	d->swept_all = !more && done == n;
+	ppf_stat_inc(sweeps);
+	ppf_stat_add(sweep_files, done);
+	trace_ppf_sweep(ppf_sb_dev(d->sb), d->ino, target, n, done);
+}
+
+/* The visit an open now would be in: the latest, or the next one. */
+static u32 ppf_dir_visit_now(const struct ppf_dir *d, u64 seq)
+{
+	return !d->visit || seq - d->last_seq > PPF_VISIT_GAP ?
+	       d->visit + 1 : d->visit;
+}
+
+/**
+ * ppf_sweep_opened() - a file was opened: note the visit, sweep its directory
+ * @f: the file
+ * @cred: credentials of the task that opened it
+ * @seq: the event number of the open
+ *
+ * The caller holds ppf_worker_mutex, and forgets the files the plan found
+ * gone after (ppf_forget_gone()).
+ */
+void ppf_sweep_opened(struct ppf_file *f, const struct cred *cred, u64 seq)
+{
+	struct ppf_dir *d = f->visits.dir;
+	struct ppf_dir_visits *v = &f->visits;
+
+	lockdep_assert_held(&ppf_worker_mutex);
+	if (!d)
+		return;
+	d->visit = ppf_dir_visit_now(d, seq);
+	d->last_seq = seq;
+	if (v->last != d->visit) {
+		v->prev = v->last;
+		v->last = d->visit;
+	}
+	if (READ_ONCE(ppf_config.sweep))
+		ppf_sweep(d, d->visit, cred, seq);
+}
+
+/**
+ * ppf_sweep_predicted() - a file was predicted: sweep its directory
+ * @f: the file
+ * @cred: credentials of the task whose open predicted it
+ * @seq: the event number of that open
+ *
+ * For the visit its open would be in now.  The caller holds
+ * ppf_worker_mutex, and forgets the files the plan found gone after
+ * (ppf_forget_gone()).
+ */
+void ppf_sweep_predicted(struct ppf_file *f, const struct cred *cred, u64 seq)
+{
+	struct ppf_dir *d = f->visits.dir;
+
+	lockdep_assert_held(&ppf_worker_mutex);
+	if (d && READ_ONCE(ppf_config.sweep))
+		ppf_sweep(d, ppf_dir_visit_now(d, seq), cred, seq);
+}
