@@ -49,6 +49,8 @@ DATA_FILES: Dict[str, int] = {
     "G": 1024 * KIB,
     # in a directory of their own, for the metadata test
     **{f"md/M{i}": 64 * KIB for i in (1, 2, 3)},
+    # in a directory of their own, for the sweep test
+    **{f"sw/S{i}": 64 * KIB for i in range(1, 10)},
 }
 
 

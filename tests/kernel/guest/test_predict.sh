@@ -4,8 +4,8 @@
 # see tests/kernel/run_tests.py.
 . /ppf/guest/lib.sh
 
-# 57 checks on every kernel: those a kernel cannot run are skipped.
-plan 57
+# 64 checks on every kernel: those a kernel cannot run are skipped.
+plan 64
 mount_data /mnt || bail "mount"
 load_ppf || bail "insmod"
 cd /mnt
@@ -471,6 +471,72 @@ else
 		skip "lookahead: $c" "no null_blk in configfs"
 	done
 fi
+
+# Sweeps (sweep.c): the files of sw/ that its two latest visits both
+# opened are read ahead together, in inode order, at the first open of its
+# next visit.  A visit ends 256 events after the directory's latest open:
+# the filler opens of md/M1 between them.  S9 was opened in the first visit
+# only.  PCM predicts the next file only (S2 after S1), so S3-S8 come from
+# the sweep or from nothing, which the pass with sweep=0 shows.  Measuring
+# a file's pages opens it, an event that leads to predictions and sweeps:
+# what S1's open read is in the trace (found cold: cached=0), and the
+# files are measured after it from S9 down, each open's prediction (its
+# successor in the visits) a file measured already.
+filler() {
+	i=0
+	while [ $i -lt 300 ]; do
+		: < md/M1
+		i=$((i + 1))
+	done
+}
+sweep_pass() {	# sweep=$1: the KiB of S9 S8 ... S2 after S1's open
+	set_ppf sweep "$1"
+	set_ppf reset 1
+	cat sw/S9 sw/S1 sw/S2 sw/S3 sw/S4 sw/S5 sw/S6 sw/S7 sw/S8 > /dev/null
+	filler
+	cat sw/S1 sw/S2 sw/S3 sw/S4 sw/S5 sw/S6 sw/S7 sw/S8 > /dev/null
+	filler
+	settle
+	drop_caches
+	echo 1 > $T/events/predictive_prefetch/enable
+	echo > $T/trace
+	cat sw/S1 > /dev/null
+	settle
+	echo 0 > $T/events/predictive_prefetch/enable
+	for f in 9 8 7 6 5 4 3 2; do
+		printf "%s " "$(resident_kb sw/S$f)"
+	done
+}
+swept_cold() {	# did S1's open start S3-S8's readahead, all 16 pages cold?
+	for f in 3 4 5 6 7 8; do
+		echo "$trace" | grep -q "ppf_prefetch: dev=.* ino=$(stat -c %i sw/S$f) .*pages=0+16 cached=0" ||
+			return 1
+	done
+}
+model=$(cat $PPF/model)
+order=$(cat $PPF/model_order)
+set_ppf model pcm
+set_ppf model_order 2
+set -- $(sweep_pass 1)
+trace=$(grep -v "^#" $T/trace)
+echo "sweep=1: after S1's open S9-S2: $*; sweeps $(stat_of sweeps) sweep_files $(stat_of sweep_files)"
+echo "$trace" | grep "ppf_sweep\|ppf_prefetch:"
+check "sweep: S3-S8, opened in both visits, read ahead cold at S1's open" swept_cold
+check "sweep: ... and cached after it" eq "$2 $3 $4 $5 $6 $7" "64 64 64 64 64 64"
+check "sweep: S9, opened in the first visit only, not read" eq "$1" 0
+check "sweep: counted (sweeps, sweep_files)" \
+	eval '[ "$(stat_of sweeps)" -ge 1 ] && [ "$(stat_of sweep_files)" -ge 7 ]'
+check "sweep: tracepoint ppf_sweep names the seven files" \
+	eval 'echo "$trace" | grep -q "ppf_sweep: dev=.* files=7 done=7"'
+set -- $(sweep_pass 0)
+trace=$(grep -v "^#" $T/trace)
+echo "sweep=0: after S1's open S9-S2: $*"
+check "sweep=0: S3-S8 not read ahead (the model alone does not)" \
+	eq "$2 $3 $4 $5 $6 $7" "0 0 0 0 0 0"
+check "sweep=0: nothing swept" eq "$(stat_of sweeps)" 0
+set_ppf sweep 1
+set_ppf model "$model"
+set_ppf model_order "$order"
 
 # Knowing when not to (payoff.c): the trained sequence run again and again
 # on a cold cache, each pass followed by 20 cats of 64 opens each of a
