@@ -190,6 +190,10 @@ static void ppf_status_words(FILE *out, const struct ppf_sample *s)
 			ppf_counter(cs, "page_map_bytes") >> 10,
 			ppf_counter(cs, "page_map_runs"),
 			ppf_counter(cs, "opened_planned"));
+	if (ppf_counter(cs, "sweeps"))
+		fprintf(out, "sweeps:     %" PRIu64 " directories swept, %" PRIu64 " of their files read together in inode order\n",
+			ppf_counter(cs, "sweeps"),
+			ppf_counter(cs, "sweep_files"));
 	if (ppf_counter(cs, "payoff_pauses"))
 		fprintf(out, "backoff:    devices paused %" PRIu64 " times where prefetching cost more than it saved\n",
 			ppf_counter(cs, "payoff_pauses"));
