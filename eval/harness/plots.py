@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import gzip
 from pathlib import Path
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 try:
     import matplotlib
@@ -74,10 +74,12 @@ def latency_cdf(s: Dict[str, Any], root: Path, out_dir: Path) -> Path:
     return out
 
 
-def blk_figure(panels: List[Tuple[str, Path]], out: Path) -> Path:
+def blk_figure(panels: List[Tuple[str, Path]], out: Path,
+               window: Optional[Tuple[float, float]] = None) -> Path:
     """One panel per (title, blktrace.txt): the read requests queued on the
     device over time, by who queued them (the replay's demand reads, ppf's
-    worker or a kworker's prefetches, anything else)."""
+    worker or a kworker's prefetches, anything else); only those queued
+    within window (seconds since blktrace started) if it is given."""
     fig, axes = plt.subplots(len(panels), 1, figsize=(7, 2.4 * len(panels)), dpi=DPI,
                              sharex=True, squeeze=False)
     for ax, (title, p) in zip(axes[:, 0], panels):
@@ -86,6 +88,8 @@ def blk_figure(panels: List[Tuple[str, Path]], out: Path) -> Path:
         for line in p.read_text().splitlines():
             t, act, rwbs, sector, nblk, pid, *comm = line.split()
             if act != "Q" or "R" not in rwbs:
+                continue
+            if window and not window[0] <= float(t) <= window[1]:
                 continue
             c = " ".join(comm)
             key = ("demand (ppf-replay)" if c.startswith("ppf-replay") else
@@ -133,7 +137,11 @@ def main(argv: List[str]) -> int:
     ap.add_argument("what", choices=["blktrace"])
     ap.add_argument("out", type=Path)
     ap.add_argument("panels", nargs="+", metavar="TITLE=RESULT_DIR")
+    ap.add_argument("--window", nargs=2, type=float, metavar=("FROM_S", "TO_S"),
+                    help="only the requests queued in this span (seconds since blktrace started)")
     a = ap.parse_args(argv)
+    if a.window and not a.window[0] < a.window[1]:
+        ap.error(f"--window {a.window[0]} {a.window[1]}: FROM_S must be before TO_S")
     panels = []
     for spec in a.panels:
         title, sep, d = spec.partition("=")
@@ -143,7 +151,7 @@ def main(argv: List[str]) -> int:
         if not p.exists():
             ap.error(f"{p}: no such file (run the configuration with blktrace)")
         panels.append((title, p))
-    print(blk_figure(panels, a.out))
+    print(blk_figure(panels, a.out, (a.window[0], a.window[1]) if a.window else None))
     return 0
 
 
