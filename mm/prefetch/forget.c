@@ -12,8 +12,8 @@
  * (pacing.c), readahead's record of it (readahead.c, which counts a
  * prefetch never followed by an open as wasted), its directory's list
  * (sweep.c), then the file table, which frees it.  Only this file does
- * all four: none of those parts
- * forgets a file by itself, so none of them calls another back.  The plan
+ * all four: none of those parts forgets a file by itself, so none of them
+ * calls another back.  The plan
  * hands the files it found gone to its caller, which forgets them here
  * (ppf_forget_gone()).
  *

@@ -583,7 +583,7 @@ struct ppf_dir_visits {
  *	system's block device (DOC: Metadata hook; worker mutex)
  * @dir_ino: inode number of the directory @name is in, if that is one
  *	block (0: not known, or larger)
- * @visits: its directory and the visits of it it was opened in (sweep.c)
+ * @visits: its directory, and the visits of that directory it was opened in
  */
 struct ppf_file {
 	struct hlist_node key_node;
