@@ -261,7 +261,7 @@ class WarmupTracesTest(unittest.TestCase):
 
 class ExperimentFilesTest(unittest.TestCase):
     NOT_MATRIX = {"det-andrew", "det-andrew-epcm", "det-gnuld", "selftest-andrew",
-                  "selftest-random",  # determinism and make test only
+                  "selftest-random", "selftest-pystart",  # determinism and make test only
                   # one mechanism at a time, against their matrix cell's none and hot
                   "ablation-pystart-hdd2001", "ablation-glimpse-hdd2001",
                   "ablation-contexts-pbuild-j2-hdd2001",
