@@ -75,32 +75,46 @@ def latency_cdf(s: Dict[str, Any], root: Path, out_dir: Path) -> Path:
 
 
 def blk_figure(panels: List[Tuple[str, Path]], out: Path,
-               window: Optional[Tuple[float, float]] = None) -> Path:
+               window: Optional[Tuple[float, float]] = None, served: bool = False) -> Path:
     """One panel per (title, blktrace.txt): the read requests queued on the
     device over time, by who queued them (the replay's demand reads, ppf's
-    worker or a kworker's prefetches, anything else); only those queued
-    within window (seconds since blktrace started) if it is given."""
+    worker or a kworker's prefetches, anything else); only those within
+    window (seconds since blktrace started) if it is given.  With served,
+    each read is placed where the device completed it, which shows the
+    order the disk served them in (a completion names no task: the read is
+    credited to whoever queued its first sector)."""
     fig, axes = plt.subplots(len(panels), 1, figsize=(7, 2.4 * len(panels)), dpi=DPI,
                              sharex=True, squeeze=False)
     for ax, (title, p) in zip(axes[:, 0], panels):
         groups: Dict[str, List[Tuple[float, float, float]]] = {
             "demand (ppf-replay)": [], "prefetch (kworker / ppf)": [], "other": []}
+        queued_by: Dict[str, str] = {}
         for line in p.read_text().splitlines():
             t, act, rwbs, sector, nblk, pid, *comm = line.split()
-            if act != "Q" or "R" not in rwbs:
-                continue
-            if window and not window[0] <= float(t) <= window[1]:
+            if "R" not in rwbs or act not in ("Q", "C"):
                 continue
             c = " ".join(comm)
-            key = ("demand (ppf-replay)" if c.startswith("ppf-replay") else
-                   "prefetch (kworker / ppf)" if c.startswith(("kworker", "ppf")) else "other")
+            if act == "Q":
+                key = ("demand (ppf-replay)" if c.startswith("ppf-replay") else
+                       "prefetch (kworker / ppf)" if c.startswith(("kworker", "ppf")) else
+                       "other")
+                queued_by.setdefault(sector, key)
+                if served:
+                    continue
+            elif not served:
+                continue
+            else:
+                key = queued_by.get(sector, "other")
+            if window and not window[0] <= float(t) <= window[1]:
+                continue
             groups[key].append((float(t), int(sector) * 512 / 2**20, int(nblk) * 512 / 1024))
         for (k, pts), col in zip(groups.items(), ("tab:red", "tab:green", "tab:gray")):
             if pts:
                 ax.scatter([x[0] for x in pts], [x[1] for x in pts], s=2, c=col,
                            label=f"{k}: {len(pts)} reqs, {sum(x[2] for x in pts) / 1024:.0f} MiB")
         ax.set_ylabel("offset (MiB)")
-        ax.set_title(f"{title}: block read requests (blktrace, queue events)", fontsize=9)
+        ax.set_title(f"{title}: block reads (blktrace, {'as served' if served else 'as queued'})",
+                     fontsize=9)
         ax.legend(fontsize=7, markerscale=4, loc="upper right")
     axes[-1, 0].set_xlabel("time since blktrace start (s, guest clock)")
     fig.tight_layout()
@@ -138,7 +152,9 @@ def main(argv: List[str]) -> int:
     ap.add_argument("out", type=Path)
     ap.add_argument("panels", nargs="+", metavar="TITLE=RESULT_DIR")
     ap.add_argument("--window", nargs=2, type=float, metavar=("FROM_S", "TO_S"),
-                    help="only the requests queued in this span (seconds since blktrace started)")
+                    help="only the reads in this span (seconds since blktrace started)")
+    ap.add_argument("--served", action="store_true",
+                    help="each read where the device completed it, not where it was queued")
     a = ap.parse_args(argv)
     if a.window and not a.window[0] < a.window[1]:
         ap.error(f"--window {a.window[0]} {a.window[1]}: FROM_S must be before TO_S")
@@ -151,7 +167,8 @@ def main(argv: List[str]) -> int:
         if not p.exists():
             ap.error(f"{p}: no such file (run the configuration with blktrace)")
         panels.append((title, p))
-    print(blk_figure(panels, a.out, (a.window[0], a.window[1]) if a.window else None))
+    print(blk_figure(panels, a.out, (a.window[0], a.window[1]) if a.window else None,
+                     a.served))
     return 0
 
 
