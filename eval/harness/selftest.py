@@ -93,7 +93,7 @@ ORACLE_FLOOR_PCT = 30.0
 REPLAY_COST_PCT = 5.0
 # A workload that maps most of what it reads: pystart's start-up on
 # hdd-2001, its programs and libraries paged in at the real start-up's
-# faults (84 % of its bytes).  EPCM closes 42.6 % of the gap (none 10.480
+# faults (84 % of its bytes).  EPCM closes 42.5 % of the gap (none 10.470
 # s, EPCM 6.506 s, hot 1.151 s, module 1aa74d10bee5); 38.6 % before sweeps,
 # 30.0 % before small libraries got page maps, 23.1 % before page maps.
 # The floor fails a change that loses either kind of page map and leaves
