@@ -122,6 +122,15 @@ def main(jobs: int = 2) -> int:
               slower <= NO_HARM_PCT,
               f"{n['elapsed_s']:.3f} s -> {e['elapsed_s']:.3f} s ({slower:+.2f}%)")
 
+    def gap_floor(what: str, got: Dict[str, Dict[str, Any]], floor: float) -> None:
+        n, e = got["none"], got["epcm-64-51"]
+        gap = e["gap_elapsed_pct"]
+        check(f"{what}epcm closes at least {floor}% of the cold-to-hot gap (elapsed)",
+              gap is not None and gap >= floor,
+              "no hot run" if gap is None else
+              f"none {n['elapsed_s']:.3f} s, epcm {e['elapsed_s']:.3f} s, "
+              f"hot {got['hot']['elapsed_s']:.3f} s: {gap:.1f}%")
+
     build.ensure_packages()
     b = build.Built()
     with tempfile.TemporaryDirectory(prefix="ppf-selftest-module.") as other:
@@ -163,22 +172,11 @@ def main(jobs: int = 2) -> int:
               miss_red >= MISS_FLOOR_PCT,
               f"{n['misses']:.0f} -> {e['misses']:.0f} ({-miss_red:+.1f}%)")
         no_harm("", n, e)
-        gap = e["gap_elapsed_pct"]
-        check(f"epcm closes at least {GAP_FLOOR_PCT}% of the cold-to-hot gap (elapsed)",
-              gap is not None and gap >= GAP_FLOOR_PCT,
-              "no hot run" if gap is None else
-              f"none {n['elapsed_s']:.3f} s, epcm {e['elapsed_s']:.3f} s, "
-              f"hot {rows['hot']['elapsed_s']:.3f} s: {gap:.1f}%")
+        gap_floor("", rows, GAP_FLOOR_PCT)
     if "none" in rrows and "epcm-64-51" in rrows:
         no_harm("random order: ", rrows["none"], rrows["epcm-64-51"])
     if all(c in mrows for c in ("none", "epcm-64-51", "hot")):
-        n, e = mrows["none"], mrows["epcm-64-51"]
-        gap = e["gap_elapsed_pct"]
-        check(f"mapping workload: epcm closes at least {MAP_GAP_FLOOR_PCT}% of the gap (elapsed)",
-              gap is not None and gap >= MAP_GAP_FLOOR_PCT,
-              "no gap" if gap is None else
-              f"none {n['elapsed_s']:.3f} s, epcm {e['elapsed_s']:.3f} s, "
-              f"hot {mrows['hot']['elapsed_s']:.3f} s: {gap:.1f}%")
+        gap_floor("mapping workload: ", mrows, MAP_GAP_FLOOR_PCT)
     if "oracle" in rows and "hot" in rows:
         oracle_checks(check, rows)
     if "hot" in rows:
