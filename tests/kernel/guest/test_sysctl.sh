@@ -1,8 +1,8 @@
 # test_sysctl.sh - every sysctl refuses bad values with EINVAL, keeping the old
 . /ppf/guest/lib.sh
 
-# 17 names x 4 in the first loop, 11 in the second, 100 checks after them.
-plan 187
+# 18 names x 4 in the first loop, 11 in the second, 104 checks after them.
+plan 195
 load_ppf || bail "insmod"
 
 accept() {
@@ -11,7 +11,7 @@ accept() {
 
 for name in enabled partition_size model_order threshold max_prefetch_kb \
 	    default_prefetch_kb max_inflight_kb memory_kb max_files backoff \
-	    metadata lookahead max_contexts max_domains save_events skip_new_files_ms \
+	    metadata sweep lookahead max_contexts max_domains save_events skip_new_files_ms \
 	    reset; do
 	check "$name: negative refused" refuse $name -1
 	check "$name: huge refused" refuse $name 99999999999
@@ -46,6 +46,10 @@ check "metadata: on by default" eq "$(cat $PPF/metadata)" 1
 check "metadata: 2 refused" refuse metadata 2
 check "metadata: 0 accepted" accept metadata 0
 check "metadata: 1 accepted" accept metadata 1
+check "sweep: on by default" eq "$(cat $PPF/sweep)" 1
+check "sweep: 2 refused" refuse sweep 2
+check "sweep: 0 accepted" accept sweep 0
+check "sweep: 1 accepted" accept sweep 1
 check "lookahead: 64 by default" eq "$(cat $PPF/lookahead)" 64
 check "lookahead: 65 refused" refuse lookahead 65
 check "lookahead: 1 accepted" accept lookahead 1
