@@ -15,6 +15,7 @@ total_pass=0
 total_fail=0
 total_skip=0
 failed_suites=()
+timings=()	# "name seconds", for the closing lines: where CI's time goes
 CLOSING='^[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$'
 
 # closing LINE: "P F S" from "P passed, F failed[, S skipped]".
@@ -29,9 +30,11 @@ closing() {
 suite() {
 	local name=$1; shift
 	local log="$BUILD/test-$name.log" rc line p f s
+	local began=$SECONDS
 	echo "== $name"
 	"$@" 2>&1 | tee "$log"
 	rc=${PIPESTATUS[0]}
+	timings+=("$name $((SECONDS - began)) s")
 	line=$(grep -E "$CLOSING" "$log" | tail -n 1)
 	if [[ -n "$line" ]]; then
 		read -r p f s <<<"$(closing "$line")"
@@ -106,6 +109,7 @@ for name in "${failed_suites[@]}"; do
 	grep -E '^(failed: |.*(not ok [0-9]|# premise failed|Bail out!|boot failed|no KTAP totals|FAILED |[0-9]+ passed, [1-9][0-9]* failed))' \
 		"$BUILD/test-$name.log" | tail -n 20
 done
+(IFS=,; echo "host time: ${timings[*]}" | sed 's/,/, /g')
 [[ ${#failed_suites[@]} -eq 0 ]] || echo "failed suites: ${failed_suites[*]}"
 echo "$total_pass passed, $total_fail failed, $total_skip skipped"
 [[ $total_fail -eq 0 ]]

@@ -324,8 +324,12 @@ static bool ppf_plan_new(struct ppf_file *f, struct ppf_plan *p,
  * @deep: predicted past the shallow lookahead (lookahead.c)
  *
  * The caller holds ppf_worker_mutex.
+ *
+ * Return: the file, if this prediction was news and planned it (its
+ * directory may then be swept, ppf_sweep_predicted()); NULL otherwise.
  */
-void ppf_plan(u32 id, const struct cred *cred, u64 seq, u16 lead, bool deep)
+struct ppf_file *ppf_plan(u32 id, const struct cred *cred, u64 seq, u16 lead,
+			  bool deep)
 {
 	struct ppf_file *f = ppf_files_find_id(id);
 	enum ppf_skip_reason why = PPF_SKIP_UNKNOWN;
@@ -335,28 +339,28 @@ void ppf_plan(u32 id, const struct cred *cred, u64 seq, u16 lead, bool deep)
 	lockdep_assert_held(&ppf_worker_mutex);
 	if (f && ppf_plan_repeated(f, p.due)) {
 		ppf_stat_inc(predictions_repeated);
-		return;
+		return NULL;
 	}
 	if (!f || !ppf_prefetch_wanted(f, seq, &why)) {
 		ppf_plan_skipped(f, id, why);
-		return;
+		return NULL;
 	}
 	if (f->prefetch.planned) {
 		i = ppf_plan_find(f);
 		if (i < 0 || ppf_plan_at(i)->due <= p.due)
-			return;
+			return NULL;
 		p = *ppf_plan_at(i);
 		p.due = seq + lead;
 		f->prefetch.plan_due = p.due;
 		ppf_plan_unlink(i);
 		ppf_plan_insert(&p);
-		return;
+		return NULL;
 	}
 	if (!ppf_plan_new(f, &p, cred))
-		return;
+		return NULL;
 	if (READ_ONCE(ppf_config.metadata))
 		ppf_prefetch_meta(f, seq);
-	ppf_sweep_predicted(f, cred, seq);
+	return f;
 }
 
 /**

@@ -817,7 +817,8 @@ void ppf_payoff_reset(void);
 /* pacing.c */
 struct kthread_worker;
 struct kthread_work;
-void ppf_plan(u32 id, const struct cred *cred, u64 seq, u16 lead, bool deep);
+struct ppf_file *ppf_plan(u32 id, const struct cred *cred, u64 seq, u16 lead,
+			  bool deep);
 void ppf_plan_opened(struct ppf_file *f);
 void ppf_plan_own(struct ppf_file *f, const struct cred *cred, u64 seq);
 unsigned int ppf_plan_sweep(struct ppf_file **files, unsigned int n,

@@ -74,7 +74,7 @@ static void ppf_plan_own_pages(struct ppf_file *f, const struct cred *cred)
 static void ppf_worker_open(struct ppf_event *ev)
 {
 	u64 start = ktime_get_ns();
-	struct ppf_file *f = ppf_file_remember(ev);
+	struct ppf_file *f = ppf_file_remember(ev), *planned;
 	struct ppf_model *model;
 	unsigned int i, n;
 	u64 model_start;
@@ -123,8 +123,10 @@ static void ppf_worker_open(struct ppf_event *ev)
 			trace_ppf_prefetch_skip(id, PPF_SKIP_OPENING);
 			continue;
 		}
-		ppf_plan(p->file, ev->cred, ppf_seq, p->lead,
-			 p->lead > PPF_SHALLOW);
+		planned = ppf_plan(p->file, ev->cred, ppf_seq, p->lead,
+				   p->lead > PPF_SHALLOW);
+		if (planned)
+			ppf_sweep_predicted(planned, ev->cred, ppf_seq);
 		ppf_forget_gone();
 	}
 	ppf_lookahead_event();

@@ -8,7 +8,7 @@
 # isolation and max_domains (with a fifth shell opening as another user, so
 # that under isolation=user there are two domains) and reset.  Every write of a valid value must be accepted; the worker must keep
 # up; the model must learn again after the changes.  Then the module is
-# unloaded several times with filesystems set to a type that excludes the
+# unloaded RELOADS times (10) with filesystems set to a type that excludes the
 # busy ext4 (every read then asks whether the type is allowed, up to the
 # moment the read probes are unregistered).
 . /ppf/guest/lib.sh
@@ -16,6 +16,7 @@
 
 plan 13
 ROUNDS=8
+RELOADS=${RELOADS:-10}
 mount_data /mnt || bail "mount"
 load_ppf || bail "insmod"
 always_prefetch
@@ -99,7 +100,7 @@ check "module unloads" eq $? 0
 start_load /mnt A B C D X
 bad=0
 i=0
-while [ $i -lt 20 ]; do
+while [ $i -lt $RELOADS ]; do
 	i=$((i + 1))
 	load_ppf || { bad=$((bad + 1)); continue; }
 	set_ppf enabled 1
@@ -108,7 +109,7 @@ while [ $i -lt 20 ]; do
 	rmmod predictive_prefetch || bad=$((bad + 1))
 done
 stop_load
-check "20 reloads with filesystems=xfs under load" eq $bad 0
+check "$RELOADS reloads with filesystems=xfs under load" eq $bad 0
 check "module is unloaded" unloaded
 
 umount /mnt
