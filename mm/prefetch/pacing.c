@@ -226,6 +226,25 @@ static void ppf_plan_later(struct ppf_file *f, unsigned int i)
 }
 
 /*
+ * Take @f out of the plan if it is planned and its readahead has not
+ * started.  Returns true if its readahead is under way (it stays).
+ */
+static bool ppf_plan_drop_unstarted(struct ppf_file *f)
+{
+	int i;
+
+	if (!f->prefetch.planned)
+		return false;
+	i = ppf_plan_find(f);
+	if (i < 0)
+		return false;
+	if (ppf_plan_at(i)->next)
+		return true;
+	ppf_plan_remove(i);
+	return false;
+}
+
+/*
  * Count and trace a prediction not acted on; hand a file that is gone to
  * the caller to forget; note one dropped for want of room.
  */
@@ -417,19 +436,13 @@ unsigned int ppf_plan_sweep(struct ppf_file **files, unsigned int n,
 	struct ppf_file *f;
 	unsigned int i;
 	pgoff_t next;
-	int at;
 
 	lockdep_assert_held(&ppf_worker_mutex);
 	ppf_prefetch_begin(&ps);
 	for (i = 0; i < n && ppf_nr_gone < ARRAY_SIZE(ppf_gone); i++) {
 		f = files[i];
-		if (f->prefetch.planned) {
-			at = ppf_plan_find(f);
-			if (at >= 0 && ppf_plan_at(at)->next)
-				continue;	/* under way */
-			if (at >= 0)
-				ppf_plan_remove(at);
-		}
+		if (ppf_plan_drop_unstarted(f))
+			continue;	/* under way */
 		if (!ppf_prefetch_wanted(f, seq, &why))
 			continue;
 		if (READ_ONCE(ppf_config.metadata))
@@ -460,15 +473,9 @@ unsigned int ppf_plan_sweep(struct ppf_file **files, unsigned int n,
  */
 void ppf_plan_opened(struct ppf_file *f)
 {
-	int i;
-
 	lockdep_assert_held(&ppf_worker_mutex);
 	f->prefetch.predicted_due = 0;	/* the next prediction is news */
-	if (!f->prefetch.planned)
-		return;
-	i = ppf_plan_find(f);
-	if (i >= 0 && !ppf_plan_at(i)->next)
-		ppf_plan_remove(i);
+	ppf_plan_drop_unstarted(f);
 }
 
 /*
