@@ -87,13 +87,4 @@ cd "$1"
 rm -f config.status config.log config.h Makefile
 EOS
 
-for i in $(seq 1 "$RUNS"); do
-  name="configure-$i"
-  tmp="$W/$name.trace.gz"
-  say "recording $name"
-  "$PPF_TRACE" record -o "$tmp" --root "$SCRATCH" --name "$name" --untraced-run \
-    -- bash "$SCRATCH/work.sh" "$SCRATCH/src"
-  [[ -s "$tmp" ]] || die "no trace"
-  mv "$tmp" "$HERE/$name.trace.gz"
-  "$PPF_TRACE" info "$HERE/$name.trace.gz" > "$W/$name.info" && head -12 "$W/$name.info"
-done
+ppf_record_runs configure "$RUNS" bash "$SCRATCH/work.sh" "$SCRATCH/src"

@@ -53,13 +53,4 @@ git diff HEAD~2 --stat > /dev/null
 git show HEAD~1 > /dev/null
 EOS
 
-for i in $(seq 1 "$RUNS"); do
-  name="gitwork-$i"
-  tmp="$W/$name.trace.gz"
-  say "recording $name"
-  "$PPF_TRACE" record -o "$tmp" --root "$SCRATCH" --name "$name" --untraced-run \
-    -- bash "$SCRATCH/work.sh" "$SCRATCH/repo"
-  [[ -s "$tmp" ]] || die "no trace"
-  mv "$tmp" "$HERE/$name.trace.gz"
-  "$PPF_TRACE" info "$HERE/$name.trace.gz" > "$W/$name.info" && head -12 "$W/$name.info"
-done
+ppf_record_runs gitwork "$RUNS" bash "$SCRATCH/work.sh" "$SCRATCH/repo"
