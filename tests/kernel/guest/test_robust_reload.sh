@@ -1,12 +1,12 @@
 # test_robust_reload.sh - unload and reload the module under load (debug kernel)
 #
 # RELOADS (40; reload-soak runs 1,000) insmod / enabled=1 / rmmod cycles
-# while four shells open and read files on a watched ext4 (/dev/vda, the data disk, mounted read-only)
-# and read the module's /proc and sysctl files.  Every fourth cycle unloads
-# at once, the others after 50 ms, after the queue drained, or after 300 ms
-# (then the file system must be watched and events seen).  The debug kernel
-# (KASAN, lockdep, kmemleak, ...) must report nothing: run.py fails the boot
-# on any report.
+# while four shells open and read files on a watched ext4 (/dev/vda, the
+# data disk, mounted read-only) and read the module's /proc and sysctl
+# files.  Every fourth cycle unloads at once, the others after 50 ms, after
+# the queue drained, or after 300 ms (then the file system must be watched
+# and events seen).  The debug kernel (KASAN, lockdep, kmemleak, ...) must
+# report nothing: run.py fails the boot on any report.
 . /ppf/guest/lib.sh
 . /ppf/guest/test_robust_lib.sh
 
