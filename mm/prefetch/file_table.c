@@ -279,7 +279,8 @@ void ppf_file_apply_read(struct ppf_file *f, pgoff_t first, pgoff_t last,
 		/* fault-around's window is not pages asked for */
 		if (kind != PPF_READ_AROUND) {
 			if (f->page_map)
-				ppf_page_map_read(f->page_map, first, last);
+				ppf_page_map_read(f->page_map, first, last,
+						  kind == PPF_READ_FAULT);
 			else
 				ppf_file_note_early(f, first, last);
 		}
