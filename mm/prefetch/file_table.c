@@ -264,8 +264,8 @@ static void ppf_file_note_early(struct ppf_file *f, pgoff_t first,
  * @kind: how the task used them
  *
  * The use's span and segments take every kind; its page map, if it has
- * one, the pages asked for and faulted, not those mapped around a fault
- * (DOC: Page maps).
+ * one, the pages asked for and faulted, and those mapped around a fault
+ * only where they take a stream of touches further (DOC: Page maps).
  */
 void ppf_file_apply_read(struct ppf_file *f, pgoff_t first, pgoff_t last,
 			 enum ppf_read_kind kind)
@@ -276,14 +276,10 @@ void ppf_file_apply_read(struct ppf_file *f, pgoff_t first, pgoff_t last,
 		ppf_uses_read(&f->uses, first, last);
 		if (kind == PPF_READ_FAULT)
 			WRITE_ONCE(f->mapped, true);
-		/* fault-around's window is not pages asked for */
-		if (kind != PPF_READ_AROUND) {
-			if (f->page_map)
-				ppf_page_map_read(f->page_map, first, last,
-						  kind == PPF_READ_FAULT);
-			else
-				ppf_file_note_early(f, first, last);
-		}
+		if (f->page_map)
+			ppf_page_map_read(f->page_map, first, last, kind);
+		else if (kind != PPF_READ_AROUND)	/* not pages asked for */
+			ppf_file_note_early(f, first, last);
 	}
 	spin_unlock(&f->lock);
 }

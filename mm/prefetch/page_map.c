@@ -37,17 +37,25 @@
  * task's own sequential readahead at every tooth into requests that no
  * longer follow each other (configure-hdd2001's cc1, 33 MB: 632 requests
  * of 12 KiB ahead of the task, its exec 5.0 s against 3.3 s without
- * prefetching).  So a fault at most PPF_FAULT_STREAM_PAGES past the use's
- * last fault continues a stream, and once a stream has
- * PPF_FAULT_STREAM_MIN faults after its first, every page from its first
- * fault on is set.  A program's faults in its own text and data often go
- * forward by less than the window, but seldom eight times in a row: in
- * the real programs' faults the evaluation replays (the faults.gz files
- * of andrew, pbuild, gnuld, mixed and pystart in eval/workloads, in
- * first-fault order), filling every forward step within the window would
- * add 100-112 % to the pages learnt, streams of four steps or more
- * 29-34 %, of six 14-17 %, of eight none; a scan is one stream of its
- * whole length.  Faults that jump about set their own pages alone.
+ * prefetching).  And once ppf reads part of such a file, the task's
+ * faults there stop: a page cached is mapped by fault-around without one.
+ * What does not stop is fault-around itself: every touch of a page not
+ * mapped yet either faults or is mapped by a window around it, so a scan
+ * is a run of touches each beginning where the one before ended.  A
+ * touch (a fault, or fault-around's window) that begins at most
+ * PPF_PAGE_MAP_GAP pages past where the file's last stream of touches
+ * ended, and takes it further, continues it; one inside it leaves it as
+ * it is; any other begins a new one (an open does not end a stream: the
+ * worker sees an open after its task began to touch the file, and a new
+ * use begins behind where the last one ended anyway).  Once a stream has
+ * been taken further PPF_STREAM_MIN times, every page it went over is
+ * set, and so is each touch that takes it further.  A program's own faults
+ * in its text and data rarely land next to the last one's window, and
+ * never eight times in a row: in the real programs' faults the evaluation
+ * replays (the faults.gz files of andrew, pbuild, gnuld, mixed and
+ * pystart in eval/workloads, in first-fault order), runs of even four
+ * faults each in the 16-page window after the one before add no page.
+ * Faults that jump about set their own pages alone.
  *
  * The union only grows.  A use sees only part of what it touches: a page
  * that was cached (prefetched, or brought in by another fault's
@@ -84,24 +92,17 @@
  */
 #include <linux/bitmap.h>
 #include <linux/mm.h>
-#include <linux/pagemap.h>
 #include <linux/slab.h>
 #include "ppf.h"
 
 /* Bits in each of a map's two bitmaps, at most: 4 KiB each. */
 #define PPF_PAGE_MAP_BITS	(4096 * BITS_PER_BYTE)
 /*
- * Pages past a use's last fault within which its next fault continues a
- * stream: the kernel's default read-around window, which carries a task
- * that scans a mapping forward from one fault to the next.
+ * Touches of a stream, after its first, that take it further before it
+ * counts as one: a program's own faults in its text and data seldom make
+ * so many in a row (DOC: Page maps).
  */
-#define PPF_FAULT_STREAM_PAGES	VM_READAHEAD_PAGES
-/*
- * Faults of a stream, after its first, before it counts as one: a
- * program's own faults in its text and data seldom make so many in a row
- * (DOC: Page maps).
- */
-#define PPF_FAULT_STREAM_MIN	8
+#define PPF_STREAM_MIN	8
 /* All the maps' memory together, at most. */
 #define PPF_PAGE_MAPS_BYTES	(16UL << 20)
 
@@ -111,11 +112,11 @@
  * @nbits: bits in each bitmap
  * @partial: the use going on began before the map was there
  * @whole: a whole use was seen with the map in place
- * @faulted: the use going on has faulted
- * @last_fault: the bit of the use's last fault
- * @stream_start: the bit of the first fault of the stream @last_fault ends
- * @stream_len: faults in that stream after its first, counted up to
- *	PPF_FAULT_STREAM_MIN + 1
+ * @streaming: @stream_start and @stream_hi hold a stream
+ * @stream_start: the bit of the first touch of the file's current stream
+ * @stream_hi: the last bit its touches reached
+ * @stream_len: touches in that stream after its first that took it
+ *	further, counted up to PPF_STREAM_MIN + 1
  * @cur: the use going on
  * @done: the union of the finished uses
  * @bits: the storage of @cur and @done
@@ -125,9 +126,9 @@ struct ppf_page_map {
 	unsigned long nbits;
 	bool partial;
 	bool whole;
-	bool faulted;
-	unsigned long last_fault;
+	bool streaming;
 	unsigned long stream_start;
+	unsigned long stream_hi;
 	unsigned int stream_len;
 	unsigned long *cur;
 	unsigned long *done;
@@ -216,56 +217,60 @@ unsigned long ppf_page_maps_bytes_used(void)
 }
 
 /*
- * A fault at bit @a: does it continue the use's stream of faults, and
- * from which bit are pages to be set?  Returns @a for a fault that sets
- * its own pages alone; for one that sets the pages before it too, the bit
- * after the stream's last fault, or its first fault's when the stream has
- * just become long enough (DOC: Page maps).
+ * A touch of bits [@a, @b] (a fault, or fault-around's window): where it
+ * leaves the file's stream of touches, and from which bit the stream's
+ * pages are to be set up to @b; @b + 1 if none are (DOC: Page maps).
  */
 static unsigned long ppf_page_map_stream(struct ppf_page_map *m,
-					 unsigned long a)
+					 unsigned long a, unsigned long b)
 {
-	unsigned long reach = max_t(unsigned long,
-				    PPF_FAULT_STREAM_PAGES >> m->shift, 1);
+	unsigned long gap = max_t(unsigned long, PPF_PAGE_MAP_GAP >> m->shift, 1);
+	unsigned long hi = m->stream_hi;
 
-	if (!m->faulted || a <= m->last_fault || a - m->last_fault > reach) {
+	if (m->streaming && a >= m->stream_start && b <= hi)
+		return b + 1;		/* within it: a touch it has seen */
+	if (!m->streaming || a < m->stream_start || a > hi + 1 + gap) {
+		m->streaming = true;	/* elsewhere: a new one begins */
 		m->stream_start = a;
+		m->stream_hi = b;
 		m->stream_len = 0;
-		return a;
+		return b + 1;
 	}
-	if (m->stream_len <= PPF_FAULT_STREAM_MIN)
+	m->stream_hi = b;		/* on from where it ended */
+	if (m->stream_len <= PPF_STREAM_MIN)
 		m->stream_len++;
-	if (m->stream_len < PPF_FAULT_STREAM_MIN)
-		return a;
-	return m->stream_len == PPF_FAULT_STREAM_MIN ? m->stream_start :
-						       m->last_fault + 1;
+	if (m->stream_len < PPF_STREAM_MIN)
+		return b + 1;
+	return m->stream_len == PPF_STREAM_MIN ? m->stream_start : hi + 1;
 }
 
 /**
- * ppf_page_map_read() - pages of the file were asked for in the use going on
+ * ppf_page_map_read() - pages of the file were used in the use going on
  * @m: the map
  * @first: first page
  * @last: last page
- * @fault: a fault through a mapping asked for them
+ * @kind: how: asked for, faulted, or mapped around a fault
  *
- * A fault that continues a long enough stream of them sets the pages
- * between it and the fault before it too (DOC: Page maps).  The caller
- * holds the file's lock.
+ * The pages asked for and faulted are set; fault-around's window is not
+ * (DOC: Page maps), unless it takes a long enough stream of touches
+ * further, which sets every page the stream went over.  The caller holds
+ * the file's lock.
  */
 void ppf_page_map_read(struct ppf_page_map *m, pgoff_t first, pgoff_t last,
-		       bool fault)
+		       enum ppf_read_kind kind)
 {
-	unsigned long a = first >> m->shift, b = last >> m->shift;
+	unsigned long a = first >> m->shift, b = last >> m->shift, from;
 
 	if (a >= m->nbits)
 		return;
 	b = min(b, m->nbits - 1);
-	if (fault) {
-		a = ppf_page_map_stream(m, a);
-		m->faulted = true;
-		m->last_fault = b;
-	}
-	bitmap_set(m->cur, a, b - a + 1);
+	if (kind != PPF_READ_AROUND)
+		bitmap_set(m->cur, a, b - a + 1);
+	if (kind == PPF_READ_ASKED)
+		return;
+	from = ppf_page_map_stream(m, a, b);
+	if (from <= b)
+		bitmap_set(m->cur, from, b - from + 1);
 }
 
 /**
@@ -314,7 +319,6 @@ void ppf_page_map_open(struct ppf_page_map *m)
 		bitmap_zero(m->cur, m->nbits);
 	}
 	m->partial = false;
-	m->faulted = false;
 }
 
 /*

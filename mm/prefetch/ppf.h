@@ -508,7 +508,7 @@ struct ppf_page_map *ppf_page_map_alloc(pgoff_t pages);
 void ppf_page_map_free(struct ppf_page_map *m);
 unsigned long ppf_page_maps_bytes_used(void);
 void ppf_page_map_read(struct ppf_page_map *m, pgoff_t first, pgoff_t last,
-		       bool fault);
+		       enum ppf_read_kind kind);
 void ppf_page_map_seed(struct ppf_page_map *m, const u32 *pages,
 		       unsigned int nr, bool whole);
 void ppf_page_map_open(struct ppf_page_map *m);

@@ -48,6 +48,7 @@ DATA_FILES: Dict[str, int] = {
     **{name: 256 * KIB for name in "ABCDXPQ"},
     "E": 1024 * KIB,
     "G": 1024 * KIB,
+    "H": 1024 * KIB,
     # in a directory of their own, for the metadata test
     **{f"md/M{i}": 64 * KIB for i in (1, 2, 3)},
     # in a directory of their own, for the sweep test

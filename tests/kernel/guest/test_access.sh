@@ -22,6 +22,13 @@
 #           pages alone).  Q (256 KiB, one segment) is faulted the same
 #           way at 16, 128 and 240 KiB: a small library gets a page map too,
 #           and after P its three pages are prefetched, not its segment.
+#           H (1 MiB) is scanned through
+#           a mapping after C, every page in order and from a cold cache
+#           (tools/mapped.c scan: with the kernel's read-around, which
+#           leaves a fault or two in 32 pages, fault-around mapping the
+#           rest): a stream of touches, so after C all of it is
+#           prefetched, not the comb of pages that faulted (132-300 KiB
+#           when every fault sets its own pages alone).
 #           Not on 6.1, which has no fault tracepoint: there a mapped file
 #           keeps its segments.
 # access    uid 1000 reads the statistics and the settings, and may change
@@ -33,7 +40,7 @@
 . /ppf/guest/lib.sh
 . /ppf/guest/test_robust_lib.sh
 
-plan 32
+plan 33
 
 CTL=/ppf/ppfctl
 STATE=/proc/predictive_prefetch_state
@@ -44,7 +51,7 @@ load_ppf || bail "insmod"
 cd /mnt
 cp /ppf/mapped prog
 sync
-hold B C D E G Q prog
+hold B C D E G H Q prog
 always_prefetch
 set_ppf enabled 1
 
@@ -146,7 +153,8 @@ if [ "$(stat_of read_fallback)" = 1 ]; then
 		 "G's open reads its other pages at once" \
 		 "counted (opened_planned)" \
 		 "tracepoint ppf_own_pages fired (G's pages 32-240)" \
-		 "saved and loaded, P brings G's three pages alone"; do
+		 "saved and loaded, P brings G's three pages alone" \
+		 "H scanned through a mapping, a stream: all of it prefetched after C"; do
 		skip "page maps: $c" "no fault tracepoint (before 6.10)"
 	done
 else
@@ -223,6 +231,30 @@ else
 		check "page maps: saved and loaded, P brings G's three pages alone" eq "$1$2$3 $4" "444 12"
 	else
 		skip "page maps: saved and loaded, P brings G's three pages alone" "premise"
+	fi
+	# A stream: H scanned after C, each time from a cold cache (what ppf read
+	# of H after C settled and dropped), so that every scan faults.
+	h_kb() { /ppf/mapped resident "@$held_H" "$1" "$2"; }
+	set_ppf reset 1
+	for i in 1 2 3 4 5 6; do
+		cat C > /dev/null
+		settle
+		drop_caches
+		/ppf/mapped scan H 0 1024
+		cat X > /dev/null
+	done
+	settle
+	drop_caches
+	cold=$(h_kb 0 1024)
+	cat C > /dev/null
+	settle
+	h=$(h_kb 0 1024)
+	echo "H after C: $h KiB of its 1024"
+	if premise "page maps: H cold before C is opened" eq "$cold" 0; then
+		check "page maps: H scanned through a mapping, a stream: all of it prefetched after C" \
+			eq "$h" 1024
+	else
+		skip "page maps: H scanned through a mapping, a stream: all of it prefetched after C" "premise"
 	fi
 fi
 

@@ -8,6 +8,10 @@
  *            range's 64 KiB-aligned blocks) and reads one byte of each
  *            page of each range, in order, with no read(2): the pages
  *            come in by page faults only
+ *        mapped scan FILE|@FD OFFSET_KB LENGTH_KB [OFFSET_KB LENGTH_KB]...
+ *            the same without MADV_RANDOM: the kernel's read-around and
+ *            readahead bring in the pages after each fault, as for any
+ *            program that reads a mapping through
  *        mapped resident FILE|@FD OFFSET_KB LENGTH_KB
  *            prints the KiB of the range that are in the page cache
  *            (mincore(2) on a mapping, which faults nothing in)
@@ -20,6 +24,7 @@
  * test VM.
  */
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,7 +64,7 @@ static unsigned char *map_aligned(int fd, size_t size)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: mapped touch FILE|@FD OFFSET_KB LENGTH_KB [OFFSET_KB LENGTH_KB]...\n"
+	fprintf(stderr, "usage: mapped touch|scan FILE|@FD OFFSET_KB LENGTH_KB [OFFSET_KB LENGTH_KB]...\n"
 		"       mapped resident FILE|@FD OFFSET_KB LENGTH_KB\n"
 		"       mapped exit\n");
 	return 2;
@@ -72,11 +77,13 @@ int main(int argc, char **argv)
 	unsigned char *map, *vec;
 	size_t off, len, i, in = 0;
 	struct stat st;
+	bool touch;
 	int fd, r;
 
 	if (argc == 2 && !strcmp(argv[1], "exit"))
 		return 0;
-	if (argc < 5 || (strcmp(argv[1], "touch") && strcmp(argv[1], "resident")) ||
+	touch = argc > 1 && (!strcmp(argv[1], "touch") || !strcmp(argv[1], "scan"));
+	if (argc < 5 || (!touch && strcmp(argv[1], "resident")) ||
 	    (!strcmp(argv[1], "resident") && argc != 5) || argc % 2 == 0)
 		return usage();
 	fd = open_arg(argv[2]);
@@ -93,11 +100,12 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (!strcmp(argv[1], "touch")) {
+	if (touch) {
 		map = map_aligned(fd, st.st_size);
 		if (!map)
 			return 1;
-		if (madvise(map, st.st_size, MADV_RANDOM) < 0) {
+		if (!strcmp(argv[1], "touch") &&
+		    madvise(map, st.st_size, MADV_RANDOM) < 0) {
 			perror("madvise");
 			return 1;
 		}
