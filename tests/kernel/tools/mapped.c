@@ -64,7 +64,8 @@ static unsigned char *map_aligned(int fd, size_t size)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: mapped touch|scan FILE|@FD OFFSET_KB LENGTH_KB [OFFSET_KB LENGTH_KB]...\n"
+	fprintf(stderr, "usage: mapped touch|scan FILE|@FD OFFSET_KB LENGTH_KB "
+		"[OFFSET_KB LENGTH_KB]...\n"
 		"       mapped resident FILE|@FD OFFSET_KB LENGTH_KB\n"
 		"       mapped exit\n");
 	return 2;
