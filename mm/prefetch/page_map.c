@@ -31,8 +31,8 @@
  * data file read through) faults at far fewer pages than it uses: the
  * read-around of one fault and the asynchronous readahead it marks bring
  * in the pages after it, fault-around maps them, and the next fault is at
- * the readahead mark or at the first page still being read, two or three
- * faults in each 32 pages.  Learnt page by page, such a use is a comb of
+ * the readahead mark or at the first page still being read: a few faults
+ * in each 32 pages.  Learnt page by page, such a use is a comb of
  * short runs about 15 pages apart, and reading the comb back splits the
  * task's own sequential readahead at every tooth into requests that no
  * longer follow each other (configure-hdd2001's cc1, 33 MB: 632 requests

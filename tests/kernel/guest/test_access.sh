@@ -22,13 +22,12 @@
 #           pages alone).  Q (256 KiB, one segment) is faulted the same
 #           way at 16, 128 and 240 KiB: a small library gets a page map too,
 #           and after P its three pages are prefetched, not its segment.
-#           H (1 MiB) is scanned through
-#           a mapping after C, every page in order and from a cold cache
-#           (tools/mapped.c scan: with the kernel's read-around, which
-#           leaves a fault or two in 32 pages, fault-around mapping the
-#           rest): a stream of touches, so after C all of it is
-#           prefetched, not the comb of pages that faulted (132-300 KiB
-#           when every fault sets its own pages alone).
+#           H (1 MiB) is scanned through a mapping after C, every page in
+#           order and from a cold cache (tools/mapped.c scan: with the
+#           kernel's read-around, which leaves a few faults in 32 pages,
+#           fault-around mapping the rest): a stream of touches, so after C
+#           all of it is prefetched, not the comb of pages that faulted
+#           (132-300 KiB when every fault sets its own pages alone).
 #           Not on 6.1, which has no fault tracepoint: there a mapped file
 #           keeps its segments.
 # access    uid 1000 reads the statistics and the settings, and may change
