@@ -218,7 +218,7 @@ static void ppf_cm_learn(struct ppf_context_model *cm, struct ppf_walks *ws,
 			 u32 file)
 {
 	struct ppf_node *nodes = cm->trie.pool.nodes;
-	u32 *node = ws->node;
+	u32 *node = ws->node, *p, *end;
 	u64 shrinks = cm->shrinks;
 	u32 n = ws->n, follows = ws->follows;
 	u32 i, root, ended = 0, first;
@@ -241,8 +241,8 @@ static void ppf_cm_learn(struct ppf_context_model *cm, struct ppf_walks *ws,
 		node[i] = ppf_cm_step_slow(cm, ws, i, node[i], file);
 		ended += node[i] == PPF_NIL;
 	}
-	for (; i < n; i++) {
-		u32 nd = node[i], ch = nodes[nd].child;
+	for (p = node + i, end = node + n; p < end; p++) {
+		u32 ch = nodes[*p].child;
 		struct ppf_node *c = &nodes[ch];
 
 		/*
@@ -250,18 +250,32 @@ static void ppf_cm_learn(struct ppf_context_model *cm, struct ppf_walks *ws,
 		 * stream: @file is the first child and counting it moves
 		 * nothing.  The count is the low byte of the link word and
 		 * below its maximum, so adding 1 to the word cannot carry
-		 * into the sibling.  (No child, or an ended walk: @c is the
-		 * pool's unused node 0, read but never taken, as @ch is
-		 * checked too.)
+		 * into the sibling.  No child, or an ended walk, leads to the
+		 * pool's unused node 0, whose count is the maximum
+		 * (ppf_context_model_create()): the slow way, without a test
+		 * of its own on every walk.
 		 */
-		if (ch != PPF_NIL && c->file == file &&
-		    (c->link & PPF_COUNT_MAX) != PPF_COUNT_MAX) {
+		if (c->file == file && (u8)c->link != PPF_COUNT_MAX) {
 			c->link++;
-			node[i] = ch;
+			*p = ch;
 			continue;
 		}
-		ch = ppf_cm_step_slow(cm, ws, i, nd, file);
-		node[i] = ch;
+		/*
+		 * EPCM's pattern grows at its end: a leaf gets its first
+		 * child and the walk ends, whatever the step did (the slow
+		 * way's outcome, without its call).
+		 */
+		if (ch == PPF_NIL && *p != PPF_NIL && cm->extended) {
+			bool created;
+
+			ppf_trie_step(&cm->trie, ws->root[p - node], *p, file,
+				      true, &created);
+			*p = PPF_NIL;
+			ended++;
+			continue;
+		}
+		ch = ppf_cm_step_slow(cm, ws, p - node, *p, file);
+		*p = ch;
 		ended += ch == PPF_NIL;
 	}
 	if (last && node[0] != PPF_NIL) {
@@ -493,15 +507,20 @@ static void ppf_chain_extend(const struct ppf_context_model *cm,
 	bool may_jump = c->tail_may_jump; /* not just after a jump */
 	struct ppf_prediction *pred = c->pred;
 	u32 len = c->len, likelihood;
-	u64 named[PPF_FILTER_WORDS];
+	u64 with_alt[PPF_FILTER_WORDS];
+	const u64 *named = c->named;
 	unsigned int i;
 
 	if (node == PPF_NIL || len >= max_len)
 		return;
 	likelihood = pred[len - 1].likelihood;
-	memcpy(named, c->named, sizeof(named));
-	for (i = 0; i < nalt; i++)
-		ppf_filter_set(named, alt[i].file);
+	/* The other files too, in a copy: they are not the chain's. */
+	if (nalt) {
+		memcpy(with_alt, c->named, sizeof(with_alt));
+		for (i = 0; i < nalt; i++)
+			ppf_filter_set(with_alt, alt[i].file);
+		named = with_alt;
+	}
 	while (len < max_len) {
 		const struct ppf_node *nd = &nodes[node];
 		u32 best = nd->child, best_count, file, l;
@@ -543,8 +562,9 @@ static void ppf_chain_extend(const struct ppf_context_model *cm,
 		    (ppf_predicted(pred, len, file) ||
 		     ppf_predicted(alt, nalt, file)))
 			break;
-		ppf_filter_set(named, file);
 		ppf_filter_set(c->named, file);
+		if (nalt)
+			ppf_filter_set(with_alt, file);
 		pred[len].file = file;
 		pred[len].likelihood = likelihood;
 		len++;
@@ -558,6 +578,38 @@ static void ppf_chain_extend(const struct ppf_context_model *cm,
 	c->tail_prev = prev;
 	c->tail_total = total;
 	c->tail_may_jump = may_jump;
+}
+
+/*
+ * The short way of ppf_chain_extend(), which dominates a learnt stream: a
+ * chain that stood, one file short of @max_len, with no other files to
+ * keep out, whose tail's first child is counted as often as the tail
+ * (likelihood 1) and not named yet.  Adds that file and returns true;
+ * returns false, having changed nothing, if any of that fails.
+ */
+static inline bool ppf_chain_extend_short(const struct ppf_context_model *cm,
+					  struct ppf_chain *c,
+					  unsigned int nalt, u32 max_len)
+{
+	const struct ppf_node *nodes = cm->trie.pool.nodes;
+	u32 node = c->tail, total = c->tail_total, len = c->len, best, count;
+
+	if (nalt || len + 1 != max_len || node == PPF_NIL || total == 0)
+		return false;
+	best = nodes[node].child;
+	count = ppf_node_count(&nodes[best]);
+	if (best == PPF_NIL || count < total ||
+	    ppf_filter_test(c->named, nodes[best].file))
+		return false;
+	c->pred[len].file = nodes[best].file;
+	c->pred[len].likelihood = c->pred[len - 1].likelihood;
+	c->len = len + 1;
+	ppf_filter_set(c->named, nodes[best].file);
+	c->tail = best;
+	c->tail_prev = nodes[node].file;
+	c->tail_total = count - 1;
+	c->tail_may_jump = true;
+	return true;
 }
 
 /*
@@ -771,7 +823,8 @@ static unsigned int ppf_cm_predict(struct ppf_context_model *cm,
 	}
 	ppf_chain_room(c, cm->base.params.max_predictions);
 	/* The other children take their places: n - 1 of @max_out. */
-	ppf_chain_extend(cm, c, alt, n - 1, max_out - (n - 1));
+	if (!ppf_chain_extend_short(cm, c, n - 1, max_out - (n - 1)))
+		ppf_chain_extend(cm, c, alt, n - 1, max_out - (n - 1));
 	for (i = from; i < c->len && k < max_out; i++) {
 		out[k] = c->pred[i];
 		out[k++].lead = i + 1;
@@ -915,6 +968,9 @@ static const char *ppf_cm_check(struct ppf_model *model)
 	struct ppf_context_model *cm = to_cm(model);
 	u32 s, i;
 
+	if (ppf_node(&cm->trie.pool, PPF_NIL)->child != PPF_NIL ||
+	    ppf_node_count(ppf_node(&cm->trie.pool, PPF_NIL)) != PPF_COUNT_MAX)
+		return "node 0 written";
 	for (s = 0; s < cm->nslots; s++) {
 		const struct ppf_walks *ws = &cm->slots[s];
 
@@ -1029,6 +1085,8 @@ struct ppf_model *ppf_context_model_create(const struct ppf_model_params *params
 			     params->max_nodes, ppf_cm_shrink, cm);
 	if (*err)
 		goto out_free;
+	/* Never handed out: a full count sends ppf_cm_learn() the slow way. */
+	ppf_node(&cm->trie.pool, PPF_NIL)->link = PPF_COUNT_MAX;
 	return &cm->base;
 
 out_free:

@@ -76,7 +76,6 @@ u32 ppf_ctx_table_get(struct ppf_ctx_table *t, u32 id, bool *fresh);
 u32 ppf_ctx_table_anchor(struct ppf_ctx_table *t, u32 id, bool *fresh);
 void ppf_ctx_table_stamp(struct ppf_ctx_table *t, u32 slot, u32 parent,
 			 u32 pslot);
-u32 ppf_ctx_table_again(struct ppf_ctx_table *t, u32 id, u32 parent);
 void ppf_ctx_table_clear(struct ppf_ctx_table *t);
 u32 ppf_ctx_table_latest(const struct ppf_ctx_table *t, u32 slot, u32 self);
 #ifdef PPF_MODEL_CHECKS
@@ -92,6 +91,37 @@ static inline u32 ppf_ctx_table_streams(const struct ppf_ctx_table *t)
 static inline bool ppf_ctx_table_live(const struct ppf_ctx_table *t, u32 slot)
 {
 	return t->used[slot] != 0;
+}
+
+/**
+ * ppf_ctx_table_again() - the slot of a context whose last event was the last
+ * @t: the table
+ * @id: the context id
+ * @parent: the parent id the event names
+ *
+ * Events come in runs from one task.  If the table's last event was @id's
+ * own, with the same parent, nothing can have changed since: no context was
+ * made or forgotten, no child ran, so the context continues from its own
+ * place (ppf_ctx_table_latest() would return it).  Counts the event, as
+ * ppf_ctx_table_get() and ppf_ctx_table_stamp() would, in a few loads:
+ * inline, as every event of a run takes it.
+ *
+ * Return: the slot, or PPF_CTX_NONE if the event must take the long way.
+ */
+static inline u32 ppf_ctx_table_again(struct ppf_ctx_table *t, u32 id,
+				      u32 parent)
+{
+	u32 slot = t->last_slot;
+
+	if (slot == PPF_CTX_NONE || t->last_id != id ||
+	    t->last_parent != parent || t->own[slot] != t->clock)
+		return PPF_CTX_NONE;
+	t->clock++;
+	t->used[slot] = t->clock;
+	t->own[slot] = t->clock;
+	if (t->last_pslot != PPF_CTX_NONE)
+		t->used[t->last_pslot] = t->clock;
+	return slot;
 }
 
 #endif /* PPF_CONTEXT_TABLE_H */

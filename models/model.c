@@ -251,22 +251,19 @@ void ppf_model_destroy(struct ppf_model *model)
 	model->ops->destroy(model);
 }
 
-static unsigned int ppf_model_step(struct ppf_model *model, u32 ctx,
-				   u32 parent, u32 file,
-				   struct ppf_prediction *out,
-				   unsigned int max_out, bool news)
+/*
+ * The slot of an event of @ctx (started by @parent) that is not the
+ * context table's last one's: found or made, and started from its family's
+ * latest place.  Out of line, so that the common case, a run of events of
+ * one context, pays nothing for it.
+ */
+static noinline u32 ppf_model_slot(struct ppf_model *model, u32 ctx,
+				   u32 parent)
 {
 	struct ppf_ctx_table *t = &model->contexts;
 	u32 pslot = PPF_CTX_NONE, slot;
 	bool fresh;
 
-	if (max_out > model->params.max_predictions)
-		max_out = model->params.max_predictions;
-	model->events++;
-	model->news = news;
-	slot = ppf_ctx_table_again(t, ctx, parent);
-	if (slot != PPF_CTX_NONE)
-		return model->ops->event(model, slot, file, out, max_out);
 	if (parent != ctx) {
 		pslot = ppf_ctx_table_anchor(t, parent, &fresh);
 		if (fresh)
@@ -289,6 +286,23 @@ static unsigned int ppf_model_step(struct ppf_model *model, u32 ctx,
 			model->ops->context_start(model, slot, from);
 	}
 	ppf_ctx_table_stamp(t, slot, parent, pslot);
+	return slot;
+}
+
+static unsigned int ppf_model_step(struct ppf_model *model, u32 ctx,
+				   u32 parent, u32 file,
+				   struct ppf_prediction *out,
+				   unsigned int max_out, bool news)
+{
+	u32 slot;
+
+	if (max_out > model->params.max_predictions)
+		max_out = model->params.max_predictions;
+	model->events++;
+	model->news = news;
+	slot = ppf_ctx_table_again(&model->contexts, ctx, parent);
+	if (slot == PPF_CTX_NONE)
+		slot = ppf_model_slot(model, ctx, parent);
 	return model->ops->event(model, slot, file, out, max_out);
 }
 

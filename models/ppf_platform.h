@@ -58,7 +58,7 @@ typedef __u64 u64;
 	((type *)((char *)(ptr) - offsetof(type, member)))
 #define ppf_cache_prefetch(addr)	__builtin_prefetch(addr)
 /*
- * The kernel's noinline, for the one function kept out of line on purpose
+ * The kernel's noinline, for the functions kept out of line on purpose
  * (GCC's noipa: not inlined, nor cloned); a compiler without it (the
  * fuzzers' clang) may inline it, which changes only the cost.
  */
