@@ -66,24 +66,26 @@ TRACE_EVENT(ppf_prediction,
 
 TRACE_EVENT(ppf_prefetch,
 	    TP_PROTO(dev_t dev, u64 ino, u32 id, pgoff_t first,
-		     unsigned long nr, unsigned long cached),
-	    TP_ARGS(dev, ino, id, first, nr, cached),
+		     unsigned long nr, unsigned long cached, bool idle),
+	    TP_ARGS(dev, ino, id, first, nr, cached, idle),
 	    TP_STRUCT__entry(__field(dev_t, dev)
 			     __field(u64, ino)
 			     __field(u32, id)
 			     __field(pgoff_t, first)
 			     __field(unsigned long, nr)
-			     __field(unsigned long, cached)),
+			     __field(unsigned long, cached)
+			     __field(bool, idle)),
 	    TP_fast_assign(__entry->dev = dev;
 			   __entry->ino = ino;
 			   __entry->id = id;
 			   __entry->first = first;
 			   __entry->nr = nr;
-			   __entry->cached = cached;),
-	    TP_printk("dev=%d:%d ino=%llu id=%u pages=%lu+%lu cached=%lu",
+			   __entry->cached = cached;
+			   __entry->idle = idle;),
+	    TP_printk("dev=%d:%d ino=%llu id=%u pages=%lu+%lu cached=%lu class=%s",
 		      MAJOR(__entry->dev), MINOR(__entry->dev), __entry->ino,
 		      __entry->id, __entry->first, __entry->nr,
-		      __entry->cached)
+		      __entry->cached, __entry->idle ? "idle" : "be")
 );
 
 TRACE_EVENT(ppf_page_map,

@@ -17,7 +17,10 @@
 #           exactly those three pages are prefetched (its page map,
 #           page_map.c), not the three quarters of G their 256 KiB segments
 #           make; and G's own open reads the pages the open's task has not
-#           faulted yet (opened_planned); and a state saved and loaded
+#           faulted yet (opened_planned), at best effort though the disk
+#           is made rotational for it (the worker's class for others' data
+#           there is idle: a task waits for its own file's pages at once);
+#           and a state saved and loaded
 #           brings the map back (after a reset, P again brings the three
 #           pages alone).  Q (256 KiB, one segment) is faulted the same
 #           way at 16, 128 and 240 KiB: a small library gets a page map too,
@@ -39,7 +42,7 @@
 . /ppf/guest/lib.sh
 . /ppf/guest/test_robust_lib.sh
 
-plan 33
+plan 35
 
 CTL=/ppf/ppfctl
 STATE=/proc/predictive_prefetch_state
@@ -197,14 +200,23 @@ else
 	drop_caches
 	cold=$(g_kb 0 1024)
 	own_before=$(stat_of opened_planned)
+	rot=/sys/block/${dev##*/}/queue/rotational
+	was_rot=$(cat $rot)
+	echo 1 > $rot 2>/dev/null
 	echo 1 > $TRACE/events/predictive_prefetch/ppf_own_pages/enable
+	echo 1 > $TRACE/events/predictive_prefetch/ppf_prefetch/enable
 	echo > $TRACE/trace
 	/ppf/mapped touch G 128 4
 	settle
 	trace=$(grep -v "^#" $TRACE/trace)
 	echo 0 > $TRACE/events/predictive_prefetch/ppf_own_pages/enable
+	echo 0 > $TRACE/events/predictive_prefetch/ppf_prefetch/enable
+	worker_class=$(ionice -p "$(worker_pid)")
+	is_rot=$(cat $rot)
+	echo "$was_rot" > $rot 2>/dev/null
 	set -- $(g_kb 640 4) $(g_kb 960 4) $(($(stat_of opened_planned) - own_before))
 	echo "G after its own open: $1 $2 KiB of the pages at 640 and 960 KiB; opened_planned +$3"
+	echo "$trace" | grep "ppf_prefetch: .* ino=$(stat -c %i G) "
 	if premise "page maps: G cold before it is opened" eq "$cold" 0; then
 		check "page maps: G's open reads its other pages at once" eq "$1$2" 44
 		check "page maps: counted (opened_planned)" ge "$3" 1
@@ -214,6 +226,16 @@ else
 		skip "page maps: G's open reads its other pages at once" "premise"
 		skip "page maps: counted (opened_planned)" "premise"
 		skip "page maps: tracepoint ppf_own_pages fired (G's pages 32-240)" "premise"
+	fi
+	if premise "io_class: the disk was made rotational for G's own open" \
+		eq "$is_rot" 1 &&
+	   premise "io_class: G's own open read its pages" eq "$1$2" 44; then
+		check "io_class: a file's own pages at best effort on a rotational disk" \
+			eval 'echo "$trace" | grep -q "ppf_prefetch: .* ino=$(stat -c %i G) .* class=be$"'
+		check "io_class: the worker back at idle after them" eq "$worker_class" idle
+	else
+		skip "io_class: a file's own pages at best effort on a rotational disk" "premise"
+		skip "io_class: the worker back at idle after them" "premise"
 	fi
 	# Saved, the model reset, loaded: G's map comes back with it.
 	cat /proc/predictive_prefetch_state > /tmp/pm.state
