@@ -24,13 +24,14 @@
  * Auto is kept as IOPRIO_CLASS_NONE, a class of no thread: the choice is
  * made per device.
  *
- * A file's own pages, read at its open or exec (ppf_plan_own()), take best
- * effort with auto on every device (ppf_io_class_own()): its task is about
- * to wait for them, and at idle an exec faults on a page of its own that
- * the worker's read holds while mq-deadline serves every best-effort
- * request first, in sector order (gitwork-hdd2001: bash's exec waited 851
- * ms).  The predicted files' pages stay idle on a rotational device: their
- * tasks come later, and idle lets the elevator sort them into sweeps.
+ * A file's own pages, read at its open or exec (ppf_plan_own()), take the
+ * same class.  At idle an exec may fault on a page of its own that the
+ * worker's read holds while mq-deadline serves every best-effort request
+ * first (gitwork-hdd2001: bash's first exec waited 851 ms); reading them
+ * at best effort ended that wait but moved it to the opens, and on the
+ * rotational cells of the matrix it gained on the paper's disk and lost on
+ * the modern one (docs/results.md, "A file's own pages at best effort"),
+ * so it was not kept.
  *
  * Metadata reads take meta_io_class: the inode block read to decode a
  * handle, the directory blocks of a lookup and a file's learnt metadata
@@ -118,21 +119,3 @@ void ppf_io_class_meta(struct super_block *sb)
 	ppf_io_class_set(class == PPF_IO_CLASS_AUTO ? ppf_io_class_of(sb) : class);
 }
 
-/**
- * ppf_io_class_own() - the worker's next reads are a file's own, at its open
- * @sb: the file system, pinned by the caller
- *
- * Best effort with io_class auto, on any device: the task that opened the
- * file is about to read those pages, and one the worker's read holds at
- * idle would make it wait until no best-effort request is queued or in
- * flight.  An io_class set to idle or best effort is kept.  The caller
- * sets the data class again with ppf_io_class_for() once the reads are
- * started.  Called by the worker, under ppf_worker_mutex.
- */
-void ppf_io_class_own(struct super_block *sb)
-{
-	unsigned int class = READ_ONCE(ppf_config.io_class);
-
-	lockdep_assert_held(&ppf_worker_mutex);
-	ppf_io_class_set(class == PPF_IO_CLASS_AUTO ? IOPRIO_CLASS_BE : class);
-}

@@ -752,7 +752,6 @@ int ppf_engine_restore(struct ppf_restore_file *files, u32 nfiles,
 int ppf_io_prio(unsigned int class);
 void ppf_io_class_for(struct super_block *sb);
 void ppf_io_class_meta(struct super_block *sb);
-void ppf_io_class_own(struct super_block *sb);
 
 /* inflight.c: the ledger of readahead in flight and prefetches pending */
 bool ppf_inflight_room(unsigned long nr, unsigned long limit);

@@ -409,8 +409,6 @@ static bool ppf_prefetch_file(struct ppf_session *ps, struct ppf_file *f,
 		*why = PPF_SKIP_INFLIGHT;
 		return false;
 	}
-	if (own)
-		ppf_io_class_own(dentry->d_sb);
 	idle = IOPRIO_PRIO_CLASS(get_current_ioprio()) == IOPRIO_CLASS_IDLE;
 	{
 		DEFINE_READAHEAD(ractl, NULL, NULL, mapping, first);
@@ -419,8 +417,6 @@ static bool ppf_prefetch_file(struct ppf_session *ps, struct ppf_file *f,
 		page_cache_ra_unbounded(&ractl, chunk, 0);
 		ppf_stat_add(worker_readahead_ns, local_clock() - ra_start);
 	}
-	if (own)
-		ppf_io_class_for(dentry->d_sb);
 	if (!map)
 		ppf_stat_inc(page_map_runs);
 	ps->avail -= chunk - cached;

@@ -17,10 +17,9 @@
 #           exactly those three pages are prefetched (its page map,
 #           page_map.c), not the three quarters of G their 256 KiB segments
 #           make; and G's own open reads the pages the open's task has not
-#           faulted yet (opened_planned), at best effort though the disk
-#           is made rotational for it (the worker's class for others' data
-#           there is idle: a task waits for its own file's pages at once);
-#           and a state saved and loaded
+#           faulted yet (opened_planned), at the idle class on a disk
+#           made rotational for it, as ppf_prefetch's class shows; and a
+#           state saved and loaded
 #           brings the map back (after a reset, P again brings the three
 #           pages alone).  Q (256 KiB, one segment) is faulted the same
 #           way at 16, 128 and 240 KiB: a small library gets a page map too,
@@ -230,12 +229,12 @@ else
 	if premise "io_class: the disk was made rotational for G's own open" \
 		eq "$is_rot" 1 &&
 	   premise "io_class: G's own open read its pages" eq "$1$2" 44; then
-		check "io_class: a file's own pages at best effort on a rotational disk" \
-			eval 'echo "$trace" | grep -q "ppf_prefetch: .* ino=$(stat -c %i G) .* class=be$"'
-		check "io_class: the worker back at idle after them" eq "$worker_class" idle
+		check "io_class: ppf_prefetch shows G's own pages read at idle on a rotational disk" \
+			eval 'echo "$trace" | grep -q "ppf_prefetch: .* ino=$(stat -c %i G) .* class=idle$"'
+		check "io_class: the worker at idle there" eq "$worker_class" idle
 	else
-		skip "io_class: a file's own pages at best effort on a rotational disk" "premise"
-		skip "io_class: the worker back at idle after them" "premise"
+		skip "io_class: ppf_prefetch shows G's own pages read at idle on a rotational disk" "premise"
+		skip "io_class: the worker at idle there" "premise"
 	fi
 	# Saved, the model reset, loaded: G's map comes back with it.
 	cat /proc/predictive_prefetch_state > /tmp/pm.state
