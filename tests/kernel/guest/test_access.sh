@@ -153,8 +153,13 @@ if [ "$(stat_of read_fallback)" = 1 ]; then
 		 "nothing else of Q (12 KiB, not its 256 KiB segment)" \
 		 "G's open reads its other pages at once" \
 		 "counted (opened_planned)" \
-		 "tracepoint ppf_own_pages fired (G's pages 32-240)" \
-		 "saved and loaded, P brings G's three pages alone" \
+		 "tracepoint ppf_own_pages fired (G's pages 32-240)"; do
+		skip "page maps: $c" "no fault tracepoint (before 6.10)"
+	done
+	skip "io_class: ppf_prefetch shows G's own pages read at idle on a rotational disk" \
+		"no fault tracepoint (before 6.10)"
+	skip "io_class: the worker at idle there" "no fault tracepoint (before 6.10)"
+	for c in "saved and loaded, P brings G's three pages alone" \
 		 "H scanned through a mapping, a stream: all of it prefetched after C"; do
 		skip "page maps: $c" "no fault tracepoint (before 6.10)"
 	done
