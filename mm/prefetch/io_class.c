@@ -118,4 +118,3 @@ void ppf_io_class_meta(struct super_block *sb)
 	lockdep_assert_held(&ppf_worker_mutex);
 	ppf_io_class_set(class == PPF_IO_CLASS_AUTO ? ppf_io_class_of(sb) : class);
 }
-
