@@ -12,6 +12,7 @@
 #if !defined(_PPF_TRACE_H) || defined(TRACE_HEADER_MULTI_READ)
 #define _PPF_TRACE_H
 
+#include <linux/ioprio.h>
 #include <linux/tracepoint.h>
 #include "compat.h"
 #include "ppf_reasons.h"
@@ -64,10 +65,15 @@ TRACE_EVENT(ppf_prediction,
 		      __entry->lead)
 );
 
+/*
+ * The class is the worker's I/O priority when the chunk was started: the
+ * event fires in the worker, right after the readahead call, and only an
+ * enabled event reads it.
+ */
 TRACE_EVENT(ppf_prefetch,
 	    TP_PROTO(dev_t dev, u64 ino, u32 id, pgoff_t first,
-		     unsigned long nr, unsigned long cached, bool idle),
-	    TP_ARGS(dev, ino, id, first, nr, cached, idle),
+		     unsigned long nr, unsigned long cached),
+	    TP_ARGS(dev, ino, id, first, nr, cached),
 	    TP_STRUCT__entry(__field(dev_t, dev)
 			     __field(u64, ino)
 			     __field(u32, id)
@@ -81,7 +87,8 @@ TRACE_EVENT(ppf_prefetch,
 			   __entry->first = first;
 			   __entry->nr = nr;
 			   __entry->cached = cached;
-			   __entry->idle = idle;),
+			   __entry->idle = IOPRIO_PRIO_CLASS(get_current_ioprio()) ==
+					   IOPRIO_CLASS_IDLE;),
 	    TP_printk("dev=%d:%d ino=%llu id=%u pages=%lu+%lu cached=%lu class=%s",
 		      MAJOR(__entry->dev), MINOR(__entry->dev), __entry->ino,
 		      __entry->id, __entry->first, __entry->nr,

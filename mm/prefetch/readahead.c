@@ -46,7 +46,6 @@
  */
 #include <linux/blkdev.h>
 #include <linux/fs.h>
-#include <linux/ioprio.h>
 #include <linux/mm.h>
 #include <linux/pagemap.h>
 #include <linux/sched/clock.h>
@@ -361,7 +360,6 @@ static bool ppf_prefetch_file(struct ppf_session *ps, struct ppf_file *f,
 	unsigned long wanted, nr, chunk, cached = 0, removals, limit;
 	u32 use_gen, max_kb, default_kb;
 	pgoff_t start, first = 0;
-	bool idle;
 	u64 map;
 
 	dentry = ppf_session_file(ps, f, cred, why);
@@ -409,7 +407,6 @@ static bool ppf_prefetch_file(struct ppf_session *ps, struct ppf_file *f,
 		*why = PPF_SKIP_INFLIGHT;
 		return false;
 	}
-	idle = IOPRIO_PRIO_CLASS(get_current_ioprio()) == IOPRIO_CLASS_IDLE;
 	{
 		DEFINE_READAHEAD(ractl, NULL, NULL, mapping, first);
 		u64 ra_start = local_clock();
@@ -421,8 +418,7 @@ static bool ppf_prefetch_file(struct ppf_session *ps, struct ppf_file *f,
 		ppf_stat_inc(page_map_runs);
 	ps->avail -= chunk - cached;
 	ppf_stat_add(pages_requested, chunk - cached);
-	trace_ppf_prefetch(ppf_sb_dev(f->sb), f->ino, f->id, first, chunk, cached,
-			   idle);
+	trace_ppf_prefetch(ppf_sb_dev(f->sb), f->ino, f->id, first, chunk, cached);
 	ppf_inflight_add(f->id, first, chunk, chunk - cached, seq, mapping);
 	if (fresh) {
 		ppf_stat_inc(prefetch_issued);
