@@ -115,6 +115,11 @@ def apt_env() -> Dict[str, str]:
     return dict(os.environ, DEBIAN_FRONTEND="noninteractive", INITRD="No")
 
 
+# apt-get waits up to ten minutes for another apt or dpkg (an unattended
+# upgrade, a second checkout's install) instead of failing at once.
+APT_GET = ["apt-get", "-o", "DPkg::Lock::Timeout=600"]
+
+
 def apt_cache(args: Sequence[str], parse: Callable[[str], Optional[str]], failure: str) -> str:
     """What parse finds in apt-cache ARGS' output; on a machine whose package
     lists were never fetched (parse finds nothing), fetched first, as root.
@@ -126,7 +131,7 @@ def apt_cache(args: Sequence[str], parse: Callable[[str], Optional[str]], failur
         if found:
             return found
         if attempt == 0 and os.geteuid() == 0:
-            subprocess.run(["apt-get", "update", "-qq"], check=True, env=apt_env())
+            subprocess.run([*APT_GET, "update", "-qq"], check=True, env=apt_env())
     raise SystemExit(f"kernel-tests: debian: {failure} (run apt-get update)")
 
 
@@ -169,8 +174,8 @@ def ensure_packages(k: DebianKernel) -> None:
         raise SystemExit(f"kernel-tests: debian: need root to install {' '.join(missing)}")
     log(f"installing {' '.join(missing)}")
     env = apt_env()
-    subprocess.run(["apt-get", "update", "-qq"], check=True, env=env)
-    subprocess.run(["apt-get", "install", "-y", "-qq", "--no-install-recommends", *missing],
+    subprocess.run([*APT_GET, "update", "-qq"], check=True, env=env)
+    subprocess.run([*APT_GET, "install", "-y", "-qq", "--no-install-recommends", *missing],
                    check=True, env=env)
 
 
