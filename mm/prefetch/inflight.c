@@ -148,6 +148,21 @@ bool ppf_prefetch_busy(void)
 }
 
 /**
+ * ppf_prefetch_in_flight() - is any readahead started still counted?
+ *
+ * Unlike ppf_prefetch_busy() retires nothing, so it moves no pacing
+ * decision: a chunk whose read has ended still counts until it is
+ * retired.  The caller holds ppf_worker_mutex.
+ *
+ * Return: true while any chunk is counted in flight.
+ */
+bool ppf_prefetch_in_flight(void)
+{
+	lockdep_assert_held(&ppf_worker_mutex);
+	return ppf_inflight_pages != 0;
+}
+
+/**
  * ppf_prefetch_retired() - how many chunks have left the in-flight count
  *
  * Read, failed, opened, or let go.  The caller holds ppf_worker_mutex.

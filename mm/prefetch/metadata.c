@@ -243,6 +243,7 @@ void ppf_prefetch_meta(struct ppf_file *f, u64 seq)
 			continue;
 		page_cache_ra_unbounded(&ractl, 1, 0);
 		ppf_stat_inc(meta_readahead);
+		ppf_device_own_read();
 	}
 	ppf_io_class_for(sb);
 out:

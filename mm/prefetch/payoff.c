@@ -15,8 +15,8 @@
  *   benefit = the demand reads prefetching spared the device's tasks:
  *             each chunk read ahead for a file that was then opened, or
  *             for a file's own open (its page map's pages)
- *             x the device's mean read latency in the window (its own
- *               block statistics: what a demand read costs there now)
+ *             x what a demand read costs there with no prefetch beside
+ *               it (its quiet latency, below)
  *
  * A chunk is at most 256 KiB, and two page-map chunks are more than 8
  * pages apart: each is a read, or a fault, its task would have waited
@@ -44,6 +44,12 @@
  * and starting again at one window when a window pays.  During a pause nothing
  * is learnt or predicted for the device, so it costs nothing; the model
  * keeps what it knew, and the window after the pause measures again.
+ *
+ * What a demand read costs is the device's quiet latency, the mean of its
+ * reads while none of ppf's was in flight (device_latency.c), not the
+ * window's mean, which counts the prefetches' own reads and the reads
+ * queued behind them; until a device has a quiet latency its window mean
+ * stands in.
  *
  * A window with too little evidence gives no verdict: fewer than
  * PPF_PAYOFF_MIN_PREDICTIONS predictions (a model still learning), or no
@@ -73,10 +79,8 @@
  * Everything but ppf_payoff_paused() runs under ppf_worker_mutex, and in
  * the worker but for ppf_payoff_reset().
  */
-#include <linux/blkdev.h>
 #include <linux/jiffies.h>
 #include <linux/math64.h>
-#include <linux/part_stat.h>
 #include <linux/sched.h>
 #include "ppf.h"
 #include "ppf_trace.h"
@@ -210,36 +214,20 @@ bool ppf_payoff_paused(struct super_block *sb)
 	return false;
 }
 
-/* The device's completed reads and the time they took, from its stats. */
-static bool ppf_payoff_reads(struct ppf_sb *s, u64 *ios, u64 *ns)
-{
-	struct super_block *sb = ppf_sb_pin(s);
-	bool ok = false;
-
-	if (!sb)
-		return false;
-	if (sb->s_bdev) {
-		*ios = part_stat_read(sb->s_bdev, ios[STAT_READ]);
-		*ns = part_stat_read(sb->s_bdev, nsecs[STAT_READ]);
-		ok = true;
-	}
-	ppf_sb_unpin(sb);
-	return ok;
-}
-
 /* Close the window: the verdict, then a new window. */
 static void ppf_payoff_judge(struct ppf_payoff *p, struct ppf_sb *s)
 {
-	u64 ios = 0, ns = 0, benefit, cost;
+	u64 ios = 0, ns = 0, benefit, cost, latency;
 	unsigned int windows = 0;
 	unsigned long start;
 
-	if (ppf_payoff_reads(s, &ios, &ns) && ios > p->read_ios)
+	if (ppf_device_reads(s, &ios, &ns) && ios > p->read_ios)
 		p->latency_ns = div64_u64(ns - p->read_ns, ios - p->read_ios);
-	benefit = p->useful && p->latency_ns > div_u64(PPF_PAYOFF_CAP_NS, p->useful) ?
-		  PPF_PAYOFF_CAP_NS : (u64)p->useful * p->latency_ns;
+	latency = ppf_device_quiet_latency(p->dev) ?: p->latency_ns;
+	benefit = p->useful && latency > div_u64(PPF_PAYOFF_CAP_NS, p->useful) ?
+		  PPF_PAYOFF_CAP_NS : (u64)p->useful * latency;
 	cost = min_t(u64, ppf_payoff_cpu_cost(p), PPF_PAYOFF_CAP_NS);
-	if (p->predictions < PPF_PAYOFF_MIN_PREDICTIONS || !p->latency_ns) {
+	if (p->predictions < PPF_PAYOFF_MIN_PREDICTIONS || !latency) {
 		ppf_stat_inc(payoff_no_verdict);
 	} else if (!p->useful) {
 		ppf_stat_inc(payoff_unused);
@@ -258,7 +246,7 @@ static void ppf_payoff_judge(struct ppf_payoff *p, struct ppf_sb *s)
 		}
 	}
 	trace_ppf_payoff(p->dev, cost, benefit, p->predictions, p->useful,
-			 p->latency_ns, p->balance_ns,
+			 latency, p->latency_ns, p->balance_ns,
 			 jiffies_to_msecs(windows * PPF_PAYOFF_WINDOW));
 	start = jiffies + windows * PPF_PAYOFF_WINDOW;
 	if (windows)

@@ -61,6 +61,7 @@
  *  - mm/prefetch/inflight.c: readahead in flight, prefetches pending
  *  - mm/prefetch/metadata.c: a predicted file looked up in its directory
  *  - mm/prefetch/io_class.c: the I/O class of the worker's reads, per device
+ *  - mm/prefetch/device_latency.c: what a read costs on each device alone
  *  - mm/prefetch/payoff.c: the per-device back-off
  *  - mm/prefetch/engine.c: start, stop, models rebuilt, reset, restore
  *  - mm/prefetch/state.c: /proc/predictive_prefetch_state: save, load
@@ -759,6 +760,7 @@ void ppf_inflight_add(u32 id, pgoff_t first, unsigned long span,
 		      unsigned long nr, u64 seq, struct address_space *mapping);
 void ppf_pending_add(struct ppf_file *f, u64 seq);
 bool ppf_prefetch_busy(void);
+bool ppf_prefetch_in_flight(void);
 unsigned long ppf_prefetch_retired(void);
 unsigned long ppf_prefetch_inflight_kb(void);
 void ppf_prefetch_reap(u64 seq);
@@ -813,6 +815,12 @@ bool ppf_prefetch_memory_low(void);
 bool ppf_payoff_paused(struct super_block *sb);
 void ppf_payoff_charge(struct ppf_sb *s, u64 ns, unsigned int predictions);
 void ppf_payoff_useful(dev_t dev, u32 reads);
+
+/* device_latency.c */
+bool ppf_device_reads(struct ppf_sb *s, u64 *ios, u64 *ns);
+void ppf_device_own_read(void);
+void ppf_device_sample(struct ppf_sb *s, bool busy);
+u64 ppf_device_quiet_latency(dev_t dev);
 void ppf_payoff_reset(void);
 
 /* pacing.c */

@@ -413,6 +413,7 @@ static bool ppf_prefetch_file(struct ppf_session *ps, struct ppf_file *f,
 
 		page_cache_ra_unbounded(&ractl, chunk, 0);
 		ppf_stat_add(worker_readahead_ns, local_clock() - ra_start);
+		ppf_device_own_read();
 	}
 	if (!map)
 		ppf_stat_inc(page_map_runs);

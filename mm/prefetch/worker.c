@@ -131,6 +131,7 @@ static void ppf_worker_open(struct ppf_event *ev)
 	}
 	ppf_lookahead_event();
 	ppf_prefetch_reap(ppf_seq);
+	ppf_device_sample(ev->sb, ppf_prefetch_in_flight());
 	ppf_payoff_charge(ev->sb, ktime_get_ns() - start, n);
 }
 

@@ -5,7 +5,7 @@
 . /ppf/guest/lib.sh
 
 # 64 checks on every kernel: those a kernel cannot run are skipped.
-plan 64
+plan 65
 mount_data /mnt || bail "mount"
 load_ppf || bail "insmod"
 cd /mnt
@@ -434,6 +434,11 @@ if [ -d /sys/kernel/config/nullb ] && mkdir $slow 2>/dev/null; then
 	echo mq-deadline > $q/scheduler
 	echo 4 > $q/max_sectors_kb
 	echo 1024 > $q/nr_requests
+	# The back-off on for this, its verdicts traced: the window of T's
+	# open is closed by the open of L1 below, after BIG's reads.
+	set_ppf backoff 1
+	echo 1 > /sys/kernel/tracing/events/predictive_prefetch/ppf_payoff/enable
+	echo > /sys/kernel/tracing/trace
 	drop_caches
 	cat /mnt2/la/T > /dev/null
 	sleep 1
@@ -452,6 +457,26 @@ if [ -d /sys/kernel/config/nullb ] && mkdir $slow 2>/dev/null; then
 	else
 		skip "pacing: the worker looks at readahead in flight at most once per 32 ms, plus 8" "premise"
 	fi
+	# The benefit's latency (device_latency.c): a read spared costs what a
+	# read costs on the disk alone, 10 ms here (the first pass over the
+	# chain above read it with nothing of ppf's in flight), not the mean of
+	# the window's reads, BIG's 4 KiB requests queued behind each other
+	# (the premise: a mean of several times that).
+	cat /mnt2/la/L1 > /dev/null
+	settle 0
+	echo 0 > /sys/kernel/tracing/events/predictive_prefetch/ppf_payoff/enable
+	set_ppf backoff 0
+	verdict=$(grep -o "ppf_payoff: dev=[^ ]* .*" /sys/kernel/tracing/trace | tail -1)
+	echo "# $verdict"
+	lat=$(echo "$verdict" | sed -n 's/.* read_latency=\([0-9]*\)ns.*/\1/p')
+	mean=$(echo "$verdict" | sed -n 's/.* window_mean=\([0-9]*\)ns.*/\1/p')
+	if premise "backoff: BIG's queued reads made the window's mean read latency over 30 ms" \
+		eval '[ -n "$mean" ] && [ "$mean" -gt 30000000 ]'; then
+		check "backoff: a spared read counts the disk's quiet latency, 5-30 ms" \
+			eval '[ "$lat" -ge 5000000 ] && [ "$lat" -le 30000000 ]'
+	else
+		skip "backoff: a spared read counts the disk's quiet latency, 5-30 ms" "premise"
+	fi
 	n=0
 	while [ "$(stat_of prefetch_inflight_kb)" != 0 ] && [ $n -lt 20 ]; do
 		sleep 1
@@ -467,7 +492,8 @@ else
 		 "lookahead 16: the 10th file is read ahead, not the 50th" \
 		 "io_class auto: the slow disk is rotational" \
 		 "io_class auto: idle on a rotational device" \
-		 "pacing: the worker looks at readahead in flight at most once per 32 ms, plus 8"; do
+		 "pacing: the worker looks at readahead in flight at most once per 32 ms, plus 8" \
+		 "backoff: a spared read counts the disk's quiet latency, 5-30 ms"; do
 		skip "lookahead: $c" "no null_blk in configfs"
 	done
 fi
