@@ -7,9 +7,9 @@
  * Every read the worker starts, a prefetch, a metadata block, the inode
  * read of decoding a handle, takes the I/O priority of the worker thread
  * when it is submitted (bio_set_ioprio() -> get_current_ioprio()).  The
- * io_class sysctl sets it: idle, best-effort (level 7), or auto, the
- * default, with which the worker takes, before a file's reads, the class
- * that suits the file system's device:
+ * io_class sysctl sets it: best-effort (level 7), the default, idle, or
+ * auto, with which the worker takes, before a file's reads, a class by the
+ * file system's device:
  *
  * - idle on a rotational device.  A prefetch there costs positioning the
  *   arm; idle lets the elevator serve every task's read first, and sorts
@@ -23,6 +23,16 @@
  *
  * Auto is kept as IOPRIO_CLASS_NONE, a class of no thread: the choice is
  * made per device.
+ *
+ * Auto was the default.  Measured against best effort on every rotational
+ * cell of the evaluation's matrix and on workloads ppf was not tuned on,
+ * best effort did better on most: idle's inversion (a task waiting for a
+ * page or block the worker's idle read holds while the elevator serves
+ * every best-effort request first) cost more than idle's yielding gained,
+ * and the elevator sorts best-effort requests into sweeps too.  Where it
+ * lost (a Python start-up on the paper's disk, 3 %) the start-up's demand
+ * reads gained more by passing the prefetches.  docs/results.md, "Best
+ * effort by default".
  *
  * A file's own pages, read at its open or exec (ppf_plan_own()), take the
  * same class.  At idle an exec may fault on a page of its own that the

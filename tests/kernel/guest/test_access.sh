@@ -202,6 +202,8 @@ else
 	drop_caches
 	cold=$(g_kb 0 1024)
 	own_before=$(stat_of opened_planned)
+	# auto: idle on the disk made rotational (best effort is the default)
+	set_ppf io_class auto
 	rot=/sys/block/${dev##*/}/queue/rotational
 	was_rot=$(cat $rot)
 	echo 1 > $rot 2>/dev/null
@@ -216,6 +218,7 @@ else
 	worker_class=$(ionice -p "$(worker_pid)")
 	is_rot=$(cat $rot)
 	echo "$was_rot" > $rot 2>/dev/null
+	set_ppf io_class best-effort
 	set -- $(g_kb 640 4) $(g_kb 960 4) $(($(stat_of opened_planned) - own_before))
 	echo "G after its own open: $1 $2 KiB of the pages at 640 and 960 KiB; opened_planned +$3"
 	echo "$trace" | grep "ppf_prefetch: .* ino=$(stat -c %i G) "

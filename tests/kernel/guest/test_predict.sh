@@ -4,8 +4,8 @@
 # see tests/kernel/run_tests.py.
 . /ppf/guest/lib.sh
 
-# 64 checks on every kernel: those a kernel cannot run are skipped.
-plan 65
+# 66 checks on every kernel: those a kernel cannot run are skipped.
+plan 66
 mount_data /mnt || bail "mount"
 load_ppf || bail "insmod"
 cd /mnt
@@ -20,6 +20,11 @@ set_ppf enabled 1
 cat X > /dev/null
 settle
 check "enabled: the ext4 data disk is watched after a read" eq "$(stat_of filesystems)" 1
+# The worker reads at best effort by default; this test is of auto's
+# choice per device (io_class.c), the default before.
+check "io_class: the worker reads at best effort by default" \
+	eq "$(ionice -p "$(worker_pid)")" "best-effort: prio 7"
+set_ppf io_class auto
 # read_fallback says whether reads are learnt from pages added (before 6.10).
 if [ -e /sys/kernel/tracing/events/filemap/mm_filemap_get_pages ]; then
 	check "read_fallback 0: the kernel has the read tracepoints" eq "$(stat_of read_fallback)" 0
@@ -48,9 +53,9 @@ check "tracepoint ppf_event fired" eval 'echo "$trace" | grep -q "ppf_event: dev
 check "tracepoint ppf_prediction fired" eval 'echo "$trace" | grep -q "ppf_prediction: after="'
 check "tracepoint ppf_prefetch fired" eval 'echo "$trace" | grep -q "ppf_prefetch: dev=.* pages=0+64 cached=0"'
 check "epcm: prefetches counted" ge "$(stat_of prefetch_issued)" $((issued + 3))
-# io_class auto (io_class.c): the worker reads at the class of the device it
-# read for last, idle on a rotational one, best effort on any other (the
-# slow disk below is made rotational).
+# io_class auto (io_class.c), set at the start: the worker reads at the
+# class of the device it read for last, idle on a rotational one, best
+# effort on any other (the slow disk below is made rotational).
 want="best-effort: prio 7"
 [ "$(cat "/sys/block/${dev##*/}/queue/rotational")" = 1 ] && want=idle
 check "io_class auto: the worker reads at its device's class ($want)" \

@@ -2,7 +2,7 @@
 . /ppf/guest/lib.sh
 
 # 18 names x 4 in the first loop, 11 in the second, 104 checks after them.
-plan 195
+plan 197
 load_ppf || bail "insmod"
 
 accept() {
@@ -121,7 +121,9 @@ check "filesystems: empty (all) accepted" accept filesystems ""
 # (auto's choice per device: test_predict.sh).
 pid=$(worker_pid)
 check "one worker thread, ppf_prefetch" eq "$(echo "$pid" | wc -w)" 1
-check "io_class: auto by default" eq "$(cat $PPF/io_class)" auto
+check "io_class: best-effort by default" eq "$(cat $PPF/io_class)" best-effort
+check "the worker's reads are best effort from the start" eq "$(ionice -p "$pid")" "best-effort: prio 7"
+check "io_class: auto accepted" accept io_class auto
 check "auto: idle before any read for a device" eq "$(ionice -p "$pid")" idle
 check "io_class: unknown name refused" refuse io_class realtime
 check "io_class: names are exact" refuse io_class IDLE
@@ -131,7 +133,7 @@ check "io_class: best-effort accepted" accept io_class best-effort
 check "the worker's reads are best effort, lowest level" eq "$(ionice -p "$pid")" "best-effort: prio 7"
 check "io_class: idle accepted" accept io_class idle
 check "the worker's reads are idle class again" eq "$(ionice -p "$pid")" idle
-check "io_class: auto accepted" accept io_class auto
+check "io_class: auto accepted again" accept io_class auto
 check "meta_io_class: auto by default" eq "$(cat $PPF/meta_io_class)" auto
 check "meta_io_class: unknown name refused" refuse meta_io_class realtime
 check "meta_io_class: empty refused" refuse meta_io_class ""
