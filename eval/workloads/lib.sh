@@ -19,23 +19,16 @@ ppf_recording() {
   unset LANG LANGUAGE
 }
 
-# ppf_ensure_packages PKG...: install the Debian packages that are missing
-# (as root; only what is missing, so a repeated recording costs a dpkg query).
+# ppf_ensure_packages PKG...: install the Debian packages that are missing,
+# with scripts/install-deps.sh (only what is missing, so a repeated
+# recording costs a dpkg query; as root, or through sudo).
 ppf_ensure_packages() {
-  local p missing=()
-  for p in "$@"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' \
-      || missing+=("$p")
-  done
-  if ((${#missing[@]} == 0)); then
-    say "packages present: $*"
-    return 0
-  fi
-  [[ $EUID -eq 0 ]] || die "need root to install: ${missing[*]}"
-  say "installing: ${missing[*]}"
-  DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends \
-    "${missing[@]}" >/dev/null
+  "$REPO/scripts/install-deps.sh" --packages "$@" || die "could not install: $*"
+}
+
+# ppf_need_recorder: stop unless the recorder, $PPF_TRACE, is built.
+ppf_need_recorder() {
+  [[ -x "$PPF_TRACE" ]] || die "recorder not found at $PPF_TRACE (make -C userspace/trace-replay)"
 }
 
 # ppf_fetch_crate CRATE VERSION SHA256 FILE: the crates.io crate at FILE,

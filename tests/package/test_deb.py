@@ -132,7 +132,7 @@ def main() -> int:
             print(f"{c.passed} passed, {c.failed} failed")
             return 1
         check_before_install(c, deb)
-        res = run(["apt-get", "-o", "DPkg::Lock::Timeout=600", "install", "-y", "-q", "--no-install-recommends", str(deb)])
+        res = run([*debian.APT_GET, "install", "-y", "-q", "--no-install-recommends", str(deb)])
         print(res.stdout[-3000:], flush=True)
         c.check("install: apt-get installs it with dkms", res.returncode == 0)
         try:
@@ -181,7 +181,7 @@ def main() -> int:
             # what the state service saves, for purge to remove
             Path("/var/lib/predictive-prefetch").mkdir(exist_ok=True)
             Path("/var/lib/predictive-prefetch/state").write_bytes(b"PPFSTATE")
-            res = run(["apt-get", "-o", "DPkg::Lock::Timeout=600", "purge", "-y", "-q", PACKAGE])
+            res = run([*debian.APT_GET, "purge", "-y", "-q", PACKAGE])
             print(res.stdout[-2000:], flush=True)
         c.check("remove: apt-get removes it", res.returncode == 0)
         for k in kernels:

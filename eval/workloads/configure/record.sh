@@ -26,7 +26,7 @@ ppf_recording configure  # REPO W SCRATCH PPF_TRACE, the C locale
 RUNS="${1:-2}"
 [[ "$RUNS" =~ ^[1-9][0-9]*$ ]] || die "usage: record.sh [RUNS]"
 ppf_ensure_packages autoconf gcc libc6-dev make strace zlib1g-dev
-[[ -x "$PPF_TRACE" ]] || die "recorder not found at $PPF_TRACE (make -C userspace/trace-replay)"
+ppf_need_recorder
 
 rm -rf "$W"; mkdir -p "$SCRATCH/src"
 cd "$SCRATCH/src"

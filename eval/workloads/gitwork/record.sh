@@ -25,7 +25,7 @@ ppf_recording gitwork  # REPO W SCRATCH PPF_TRACE, the C locale
 RUNS="${1:-2}"
 [[ "$RUNS" =~ ^[1-9][0-9]*$ ]] || die "usage: record.sh [RUNS]"
 ppf_ensure_packages git strace
-[[ -x "$PPF_TRACE" ]] || die "recorder not found at $PPF_TRACE (make -C userspace/trace-replay)"
+ppf_need_recorder
 SRC="${SRC:-$(ls -d "${PPF_CACHE:-/var/cache/ppf}"/src/linux-source-6.12*/ 2>/dev/null | head -n 1)}"
 D="${SRC%/}/Documentation"
 [[ -d "$D/networking" && -d "$D/filesystems" ]] \

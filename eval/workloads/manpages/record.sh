@@ -24,7 +24,7 @@ ppf_recording manpages  # REPO W SCRATCH PPF_TRACE, the C locale
 RUNS="${1:-2}"
 [[ "$RUNS" =~ ^[1-9][0-9]*$ ]] || die "usage: record.sh [RUNS]"
 ppf_ensure_packages man-db groff-base manpages strace
-[[ -x "$PPF_TRACE" ]] || die "recorder not found at $PPF_TRACE (make -C userspace/trace-replay)"
+ppf_need_recorder
 
 PAGES="ls cp find grep sed tar bash ssh git make gzip xz chmod ps top
   kill mount dd rsync date sort uniq tr awk"

@@ -22,7 +22,7 @@ RUNS="${1:-2}"
 # andrew's and pystart's packages (their record.sh list the same)
 ppf_ensure_packages gcc make binutils strace curl ca-certificates python3 tar gzip \
   coreutils findutils python3-matplotlib
-[[ -x "$PPF_TRACE" ]] || die "recorder not found at $PPF_TRACE (make -C userspace/trace-replay)"
+ppf_need_recorder
 
 [[ -d "$SCRATCH" ]] && chmod -R u+w "$SCRATCH"
 rm -rf "$SCRATCH"; mkdir -p "$SCRATCH"

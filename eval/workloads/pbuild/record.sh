@@ -31,7 +31,7 @@ say "$(gcc --version | head -1); $(make --version | head -1); $(strace -V | head
 
 "$HERE/prepare.sh"
 cp "$HERE/pbuild.sh" "$SCRATCH/pbuild.sh"
-[[ -x "$PPF_TRACE" ]] || die "recorder not found at $PPF_TRACE (make -C userspace/trace-replay)"
+ppf_need_recorder
 
 for i in $(seq 1 "$RUNS"); do
   name="pbuild-j$JOBS-$i"

@@ -27,7 +27,7 @@ PY=/usr/bin/python3
 
 PKGS=(python3 python3-matplotlib strace)
 ppf_ensure_packages "${PKGS[@]}"
-[[ -x "$PPF_TRACE" ]] || die "recorder not found at $PPF_TRACE (make -C userspace/trace-replay)"
+ppf_need_recorder
 
 rm -rf "$SCRATCH"; mkdir -p "$SCRATCH"
 cp "$HERE/plot.py" "$SCRATCH/plot.py"
