@@ -40,6 +40,7 @@
 #include <linux/tracepoint.h>
 #include "ppf_hooks.h"
 #include "read_hook.h"
+#include "sb.h"
 #include "sb_watch.h"
 
 static struct tracepoint *ppf_tp_get_pages;
@@ -59,10 +60,13 @@ static void ppf_read_range(struct address_space *mapping, pgoff_t first,
 	sb = inode->i_sb;
 	rcu_read_lock();
 	s = ppf_sb_lookup_rcu(sb);
-	if (s)
+	if (likely(s)) {
 		ppf_event_read(s, inode, first, last, kind);
+		rcu_read_unlock();
+		return;
+	}
 	rcu_read_unlock();
-	if (!s && ppf_sb_qualifies(sb))
+	if (ppf_sb_qualifies(sb))
 		ppf_sb_discover(sb);
 }
 

@@ -11,6 +11,7 @@
 
 #include <linux/fsnotify_backend.h>
 #include <linux/kref.h>
+#include <linux/rculist.h>
 #include <linux/spinlock.h>
 #include "ppf_hooks.h"
 
@@ -40,5 +41,27 @@ struct ppf_sb {
 };
 
 extern spinlock_t ppf_sbs_lock;
+extern struct list_head ppf_sbs;
+
+/**
+ * ppf_sb_lookup_rcu() - the record of a watched super block
+ * @sb: the super block
+ *
+ * Caller holds rcu_read_lock() and may use the record until it drops it.
+ * Inline: the read hook looks up at every page-cache access.
+ *
+ * Return: the record, or NULL if @sb is not watched.
+ */
+static inline struct ppf_sb *ppf_sb_lookup_rcu(struct super_block *sb)
+{
+	struct ppf_sb *s;
+
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(),
+			 "a watched file system looked up outside RCU");
+	list_for_each_entry_rcu(s, &ppf_sbs, node)
+		if (s->sb == sb && !READ_ONCE(s->dead))
+			return s;
+	return NULL;
+}
 
 #endif /* PPF_SB_H */

@@ -57,7 +57,7 @@ struct ppf_sb_types {
 #define PPF_DISCOVER_MAX	16
 
 static struct fsnotify_group *ppf_group;
-static LIST_HEAD(ppf_sbs);
+LIST_HEAD(ppf_sbs);
 static unsigned int ppf_nsbs;
 static struct super_block *ppf_discover_queue[PPF_DISCOVER_MAX];
 static unsigned int ppf_ndiscover;
@@ -99,26 +99,6 @@ static bool ppf_sb_type_allowed(const char *name)
 unsigned int ppf_sb_watched(void)
 {
 	return READ_ONCE(ppf_nsbs);
-}
-
-/**
- * ppf_sb_lookup_rcu() - the record of a watched super block
- * @sb: the super block
- *
- * Caller holds rcu_read_lock() and may use the record until it drops it.
- *
- * Return: the record, or NULL if @sb is not watched.
- */
-struct ppf_sb *ppf_sb_lookup_rcu(struct super_block *sb)
-{
-	struct ppf_sb *s;
-
-	RCU_LOCKDEP_WARN(!rcu_read_lock_held(),
-			 "a watched file system looked up outside RCU");
-	list_for_each_entry_rcu(s, &ppf_sbs, node)
-		if (s->sb == sb && !READ_ONCE(s->dead))
-			return s;
-	return NULL;
 }
 
 /**

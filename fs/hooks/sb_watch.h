@@ -13,7 +13,6 @@ int ppf_sb_watch_init(void);
 void ppf_sb_watch_exit(void);
 void ppf_sb_watch_resume(void);
 void ppf_sb_unwatch_all(void);
-struct ppf_sb *ppf_sb_lookup_rcu(struct super_block *sb);
 bool ppf_sb_qualifies(struct super_block *sb);
 void ppf_sb_discover(struct super_block *sb);
 

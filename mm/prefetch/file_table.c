@@ -111,6 +111,22 @@ struct ppf_file *ppf_files_oldest(void)
 	return list_first_entry_or_null(&ppf_lru, struct ppf_file, lru);
 }
 
+/*
+ * The walk of ppf_files_lookup(), inline in the read hook's path
+ * (ppf_files_note_read()), which runs at every page-cache access.
+ */
+static __always_inline struct ppf_file *
+__ppf_files_lookup(const struct ppf_sb *s, u64 ino)
+{
+	struct ppf_file *f;
+
+	hlist_for_each_entry_rcu(f, ppf_key_bucket(s, ino), key_node,
+				 lockdep_is_held(&ppf_worker_mutex))
+		if (f->sb == s && f->ino == ino)
+			return f;
+	return NULL;
+}
+
 /**
  * ppf_files_lookup() - the entry of a file, by file system and inode number
  * @s: the file system
@@ -123,16 +139,10 @@ struct ppf_file *ppf_files_oldest(void)
  */
 struct ppf_file *ppf_files_lookup(const struct ppf_sb *s, u64 ino)
 {
-	struct ppf_file *f;
-
 	RCU_LOCKDEP_WARN(!rcu_read_lock_held() &&
 			 !lockdep_is_held(&ppf_worker_mutex),
 			 "file table looked up outside RCU and the worker mutex");
-	hlist_for_each_entry_rcu(f, ppf_key_bucket(s, ino), key_node,
-				 lockdep_is_held(&ppf_worker_mutex))
-		if (f->sb == s && f->ino == ino)
-			return f;
-	return NULL;
+	return __ppf_files_lookup(s, ino);
 }
 
 /*
@@ -256,6 +266,25 @@ static void ppf_file_note_early(struct ppf_file *f, pgoff_t first,
 	}
 }
 
+/* ppf_file_apply_read(), inline in the read hook's path. */
+static __always_inline void
+__ppf_file_apply_read(struct ppf_file *f, pgoff_t first, pgoff_t last,
+		      enum ppf_read_kind kind)
+{
+	spin_lock(&f->lock);
+	if (!f->dead) {
+		WRITE_ONCE(f->use_gen, f->use_gen + 1);
+		ppf_uses_read(&f->uses, first, last);
+		if (kind == PPF_READ_FAULT)
+			WRITE_ONCE(f->mapped, true);
+		if (f->page_map)
+			ppf_page_map_read(f->page_map, first, last, kind);
+		else if (kind != PPF_READ_AROUND)	/* not pages asked for */
+			ppf_file_note_early(f, first, last);
+	}
+	spin_unlock(&f->lock);
+}
+
 /**
  * ppf_file_apply_read() - note that pages of a file were read
  * @f: the entry
@@ -270,18 +299,7 @@ static void ppf_file_note_early(struct ppf_file *f, pgoff_t first,
 void ppf_file_apply_read(struct ppf_file *f, pgoff_t first, pgoff_t last,
 			 enum ppf_read_kind kind)
 {
-	spin_lock(&f->lock);
-	if (!f->dead) {
-		WRITE_ONCE(f->use_gen, f->use_gen + 1);
-		ppf_uses_read(&f->uses, first, last);
-		if (kind == PPF_READ_FAULT)
-			WRITE_ONCE(f->mapped, true);
-		if (f->page_map)
-			ppf_page_map_read(f->page_map, first, last, kind);
-		else if (kind != PPF_READ_AROUND)	/* not pages asked for */
-			ppf_file_note_early(f, first, last);
-	}
-	spin_unlock(&f->lock);
+	__ppf_file_apply_read(f, first, last, kind);
 }
 
 /*
@@ -446,18 +464,23 @@ unsigned long ppf_file_page_run(struct ppf_file *f, pgoff_t from,
  * @last: last page read
  * @kind: how the task used them
  *
- * Called under rcu_read_lock() in the reading task's context.
+ * Called under rcu_read_lock() in the reading task's context, at every
+ * page-cache access of a watched file system: the lookup and the update
+ * are inline.
  *
  * Return: false if the file is not in the table (yet).
  */
 bool ppf_files_note_read(struct ppf_sb *s, struct inode *inode,
 			 pgoff_t first, pgoff_t last, enum ppf_read_kind kind)
 {
-	struct ppf_file *f = ppf_files_lookup(s, inode->i_ino);
+	struct ppf_file *f;
 
-	if (!f || f->gen != inode->i_generation)
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(),
+			 "a read noted outside RCU");
+	f = __ppf_files_lookup(s, inode->i_ino);
+	if (unlikely(!f || f->gen != inode->i_generation))
 		return false;
-	ppf_file_apply_read(f, first, last, kind);
+	__ppf_file_apply_read(f, first, last, kind);
 	return true;
 }
 

@@ -204,18 +204,21 @@ static void __ppf_event_open(struct ppf_sb *s, struct dentry *dentry,
 
 /*
  * A read of a file not in the table yet, queued behind its open, which may
- * still be in the ring.  Apart so that the event is on no other path's
- * stack: a kernel built with CONFIG_INIT_STACK_ALL_ZERO (Debian's) clears
- * every local at function entry, and the event's 184 bytes were 23 stores
- * on each of the tasks' page-cache accesses, about a tenth of the read
- * hook's instructions (docs/results.md, "Where the CPU goes").
+ * still be in the ring, unless the file was created a moment ago.  Apart
+ * so that the event is on no other path's stack: a kernel built with
+ * CONFIG_INIT_STACK_ALL_ZERO (Debian's) clears every local at function
+ * entry, and the event's 184 bytes were 23 stores on each of the tasks'
+ * page-cache accesses (docs/results.md, "configure on ssd").
  */
-static noinline void ppf_queue_read(struct ppf_sb *s, struct inode *inode,
-				    pgoff_t first, pgoff_t last,
-				    enum ppf_read_kind kind)
+static noinline void ppf_event_read_unknown(struct ppf_sb *s,
+					    struct inode *inode,
+					    pgoff_t first, pgoff_t last,
+					    enum ppf_read_kind kind)
 {
 	struct ppf_event ev;
 
+	if (ppf_born_recently(s, inode->i_ino))
+		return;
 	memset(&ev, 0, sizeof(ev));
 	ev.kind = PPF_EV_READ;
 	ev.ino = inode->i_ino;
@@ -228,17 +231,17 @@ static noinline void ppf_queue_read(struct ppf_sb *s, struct inode *inode,
 	ppf_queue(&ev);
 }
 
-static void __ppf_event_read(struct ppf_sb *s, struct inode *inode,
-			     pgoff_t first, pgoff_t last,
-			     enum ppf_read_kind kind)
+/* Inline in both forms of ppf_event_read(): it runs at every access. */
+static __always_inline void __ppf_event_read(struct ppf_sb *s,
+					     struct inode *inode,
+					     pgoff_t first, pgoff_t last,
+					     enum ppf_read_kind kind)
 {
 	if (!READ_ONCE(ppf_config.enabled) || ppf_payoff_paused(inode->i_sb))
 		return;
 	ppf_stat_inc(events_read);
-	if (ppf_files_note_read(s, inode, first, last, kind) ||
-	    ppf_born_recently(s, inode->i_ino))
-		return;
-	ppf_queue_read(s, inode, first, last, kind);
+	if (unlikely(!ppf_files_note_read(s, inode, first, last, kind)))
+		ppf_event_read_unknown(s, inode, first, last, kind);
 }
 
 /*
@@ -269,6 +272,17 @@ void ppf_event_open(struct ppf_sb *s, struct dentry *dentry, bool exec)
 	ppf_stat_add(hook_open_ns, local_clock() - start);
 }
 
+/* ppf_event_read() timing itself, out of the untimed form's way. */
+static noinline void ppf_event_read_timed(struct ppf_sb *s,
+					  struct inode *inode, pgoff_t first,
+					  pgoff_t last, enum ppf_read_kind kind)
+{
+	u64 start = local_clock();
+
+	__ppf_event_read(s, inode, first, last, kind);
+	ppf_stat_add(hook_read_ns, local_clock() - start);
+}
+
 /**
  * ppf_event_read() - pages of a file on a watched file system were read
  * @s: the file system
@@ -283,15 +297,10 @@ void ppf_event_open(struct ppf_sb *s, struct dentry *dentry, bool exec)
 void ppf_event_read(struct ppf_sb *s, struct inode *inode, pgoff_t first,
 		    pgoff_t last, enum ppf_read_kind kind)
 {
-	u64 start;
-
-	if (!static_branch_unlikely(&ppf_measure_hooks)) {
+	if (static_branch_unlikely(&ppf_measure_hooks))
+		ppf_event_read_timed(s, inode, first, last, kind);
+	else
 		__ppf_event_read(s, inode, first, last, kind);
-		return;
-	}
-	start = local_clock();
-	__ppf_event_read(s, inode, first, last, kind);
-	ppf_stat_add(hook_read_ns, local_clock() - start);
 }
 
 /**

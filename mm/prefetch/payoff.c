@@ -187,16 +187,25 @@ static struct ppf_payoff *ppf_payoff_of(dev_t dev, bool create)
 	return NULL;
 }
 
+/*
+ * No device is paused at or past this (jiffies): the latest end of any
+ * pause.  The hooks read it first, so that an event of a device that is
+ * not paused, nearly every event, costs them one load and no walk of the
+ * slots (ppf_payoff_paused() in ppf.h).
+ */
+unsigned long ppf_payoff_pauses_end;
+
 /**
- * ppf_payoff_paused() - are events of this file system being dropped?
+ * ppf_payoff_paused_slow() - is this file system's device paused?
  * @sb: the file system of the file opened or read
  *
- * Called by the hooks in the task's context, without locks: a slot's
- * device is set once, its pause is one word.
+ * ppf_payoff_paused()'s look at the slots, once some device's pause may
+ * not be over.  Called by the hooks in the task's context, without locks:
+ * a slot's device is set once, its pause is one word.
  *
  * Return: true while the device is paused and pausing is on.
  */
-bool ppf_payoff_paused(struct super_block *sb)
+bool ppf_payoff_paused_slow(struct super_block *sb)
 {
 	unsigned int i;
 
@@ -249,8 +258,11 @@ static void ppf_payoff_judge(struct ppf_payoff *p, struct ppf_sb *s)
 			 latency, p->latency_ns, p->balance_ns,
 			 jiffies_to_msecs(windows * PPF_PAYOFF_WINDOW));
 	start = jiffies + windows * PPF_PAYOFF_WINDOW;
-	if (windows)
+	if (windows) {
 		WRITE_ONCE(p->paused_until, start);
+		if (time_after(start, ppf_payoff_pauses_end))
+			WRITE_ONCE(ppf_payoff_pauses_end, start);
+	}
 	ppf_payoff_window(p, start);
 	p->read_ios = ios;
 	p->read_ns = ns;
@@ -311,6 +323,7 @@ void ppf_payoff_reset(void)
 	unsigned int i;
 
 	lockdep_assert_held(&ppf_worker_mutex);
+	WRITE_ONCE(ppf_payoff_pauses_end, jiffies);
 	for (i = 0; i < PPF_PAYOFF_DEVS; i++) {
 		WRITE_ONCE(ppf_payoffs[i].paused_until, jiffies);
 		ppf_payoffs[i].shift = 0;

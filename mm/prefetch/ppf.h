@@ -98,6 +98,7 @@
 #include <linux/types.h>
 #include <linux/cred.h>
 #include <linux/fs.h>
+#include <linux/jiffies.h>
 #include <linux/ioprio.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
@@ -524,7 +525,41 @@ struct ppf_page_map *ppf_page_map_load(const u8 *bits, unsigned int len,
 
 /* use.c: under the file's lock */
 void ppf_uses_init(struct ppf_uses *u);
-void ppf_uses_read(struct ppf_uses *u, pgoff_t first, pgoff_t last);
+
+static inline bool ppf_use_known(const struct ppf_use *u)
+{
+	return u->first <= u->last;
+}
+
+/* @u widened to cover @v too. */
+static inline void ppf_use_join(struct ppf_use *u, const struct ppf_use *v)
+{
+	if (!ppf_use_known(u)) {
+		*u = *v;
+		return;
+	}
+	u->first = min(u->first, v->first);
+	u->last = max(u->last, v->last);
+	u->map |= v->map;
+}
+
+/**
+ * ppf_uses_read() - pages of the file were read, in the use going on
+ * @u: a file's uses
+ * @first: first page
+ * @last: last page
+ *
+ * Inline: the read hook calls it at every page-cache access of a file in
+ * the table.
+ */
+static inline void ppf_uses_read(struct ppf_uses *u, pgoff_t first,
+				 pgoff_t last)
+{
+	struct ppf_use r = { first, last, ppf_seg_mask(first, last) };
+
+	ppf_use_join(&u->cur, &r);
+}
+
 void ppf_uses_open(struct ppf_uses *u);
 bool ppf_uses_expected(const struct ppf_uses *u, struct ppf_use *out);
 void ppf_uses_restore(struct ppf_uses *u, const struct ppf_use *use);
@@ -812,7 +847,26 @@ bool ppf_prefetch_still_cached(struct ppf_file *f);
 bool ppf_prefetch_memory_low(void);
 
 /* payoff.c */
-bool ppf_payoff_paused(struct super_block *sb);
+extern unsigned long ppf_payoff_pauses_end;
+bool ppf_payoff_paused_slow(struct super_block *sb);
+
+/**
+ * ppf_payoff_paused() - are events of this file system being dropped?
+ * @sb: the file system of the file opened or read
+ *
+ * Called by the hooks in the task's context, without locks, at every open
+ * and page-cache access: while no device is paused it is one load and a
+ * compare (ppf_payoff_pauses_end).
+ *
+ * Return: true while the device is paused and pausing is on.
+ */
+static inline bool ppf_payoff_paused(struct super_block *sb)
+{
+	if (time_after_eq(jiffies, READ_ONCE(ppf_payoff_pauses_end)))
+		return false;
+	return ppf_payoff_paused_slow(sb);
+}
+
 void ppf_payoff_charge(struct ppf_sb *s, u64 ns, unsigned int predictions);
 void ppf_payoff_useful(dev_t dev, u32 reads);
 

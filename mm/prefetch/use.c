@@ -44,28 +44,11 @@
 /* Past below which the full range is forgotten, back to core and use. */
 #define PPF_PAST_RARE	8
 
-static inline bool ppf_use_known(const struct ppf_use *u)
-{
-	return u->first <= u->last;
-}
-
 static inline void ppf_use_clear(struct ppf_use *u)
 {
 	u->first = 1;
 	u->last = 0;
 	u->map = 0;
-}
-
-/* @u widened to cover @v too. */
-static void ppf_use_join(struct ppf_use *u, const struct ppf_use *v)
-{
-	if (!ppf_use_known(u)) {
-		*u = *v;
-		return;
-	}
-	u->first = min(u->first, v->first);
-	u->last = max(u->last, v->last);
-	u->map |= v->map;
 }
 
 /* @u narrowed to what @v read too; false (and @u unchanged) if nothing. */
@@ -98,19 +81,6 @@ void ppf_uses_init(struct ppf_uses *u)
 	ppf_use_clear(&u->core);
 	ppf_use_clear(&u->full);
 	u->past = 0;
-}
-
-/**
- * ppf_uses_read() - pages of the file were read, in the use going on
- * @u: a file's uses
- * @first: first page
- * @last: last page
- */
-void ppf_uses_read(struct ppf_uses *u, pgoff_t first, pgoff_t last)
-{
-	struct ppf_use r = { first, last, ppf_seg_mask(first, last) };
-
-	ppf_use_join(&u->cur, &r);
 }
 
 /* Fold the use going on into the finished ones. */
