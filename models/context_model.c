@@ -147,14 +147,22 @@ static void ppf_cm_shrink(void *ctx, u32 root, bool evicted)
 
 	cm->shrinks++;
 	for (s = 0; s < cm->nslots; s++) {
-		struct ppf_walks *ws = &cm->slots[s];
+		/*
+		 * Local copies: the stores to node[] could alias the slot's
+		 * fields, and reloading them cost every walk of every slot
+		 * twice the instructions of the compare (a halving looks at
+		 * hundreds of walks, one every 14 events of a configure run).
+		 */
+		const u32 *roots = cm->slots[s].root;
+		u32 *nodes = cm->slots[s].node;
+		u32 n = cm->slots[s].n;
 
-		for (i = 0; i < ws->n; i++) {
-			if (ws->root[i] != root || ws->node[i] == PPF_NIL)
+		for (i = 0; i < n; i++) {
+			if (roots[i] != root || nodes[i] == PPF_NIL)
 				continue;
 			if (evicted ||
-			    ppf_node_count(ppf_node(&cm->trie.pool, ws->node[i])) == 0)
-				ws->node[i] = PPF_NIL;
+			    ppf_node_count(ppf_node(&cm->trie.pool, nodes[i])) == 0)
+				nodes[i] = PPF_NIL;
 		}
 	}
 }
