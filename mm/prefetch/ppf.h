@@ -425,8 +425,9 @@ void ppf_event_release(struct ppf_event *ev);
  * @cached_span: pages of that range, before the end of file (0: none found)
  * @cached_pages: of which within the file then
  * @cached_removals: page-cache removal count when it was found cached
- * @cached_use_gen: the file's use_gen when it was found cached: while it
- *	has not moved, nor the sysctls below, the range wanted is the same
+ * @cached_use_gen: the file's use_gen when the range wanted was last
+ *	worked out and was the one found cached: while it has not moved, nor
+ *	the sysctls below, the range wanted is the same
  * @cached_max_kb: max_prefetch_kb then
  * @cached_default_kb: default_prefetch_kb then
  * @planned: in the plan (pacing.c)

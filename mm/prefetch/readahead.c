@@ -183,25 +183,40 @@ bool ppf_prefetch_still_cached(struct ppf_file *f)
  * any page cache since (see DOC: Removal hook)?  Then it still is, and the
  * file need not be decoded and looked at again.  The range is worked out
  * again only if the file's uses or page map, or the sysctls that bound
- * it, changed since it was found cached: a file predicted often and read
+ * it, changed since it was last worked out: a file predicted often and read
  * seldom (a hot cache, a workload in an order never seen twice) is
  * judged in a few loads.
  */
 static bool ppf_known_cached(struct ppf_file *f)
 {
-	const struct ppf_prefetch_state *st = &f->prefetch;
+	struct ppf_prefetch_state *st = &f->prefetch;
 	pgoff_t first;
 	unsigned long wanted;
+	u32 use_gen, max_kb, default_kb;
 	u64 map;
 
 	if (!ppf_prefetch_still_cached(f))
 		return false;
-	if (st->cached_use_gen == READ_ONCE(f->use_gen) &&
-	    st->cached_max_kb == READ_ONCE(ppf_config.max_prefetch_kb) &&
-	    st->cached_default_kb == READ_ONCE(ppf_config.default_prefetch_kb))
+	/* Read before the range, as ppf_prefetch_file() does. */
+	use_gen = READ_ONCE(f->use_gen);
+	max_kb = READ_ONCE(ppf_config.max_prefetch_kb);
+	default_kb = READ_ONCE(ppf_config.default_prefetch_kb);
+	if (st->cached_use_gen == use_gen && st->cached_max_kb == max_kb &&
+	    st->cached_default_kb == default_kb)
 		return true;
 	wanted = ppf_wanted_range(f, &first, &map);
-	return wanted == st->cached_span && first == st->cached_first;
+	if (wanted != st->cached_span || first != st->cached_first)
+		return false;
+	/*
+	 * The same range: the next look, until the file is read or opened
+	 * again, need not work it out.  Without this, a file read once
+	 * since it was found cached had its uses folded at every later
+	 * prediction (a hot cache predicts each file many times a use).
+	 */
+	st->cached_use_gen = use_gen;
+	st->cached_max_kb = max_kb;
+	st->cached_default_kb = default_kb;
+	return true;
 }
 
 /*
