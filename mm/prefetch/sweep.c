@@ -39,7 +39,6 @@
  */
 #include <linux/hash.h>
 #include <linux/slab.h>
-#include <linux/sort.h>
 #include "ppf.h"
 #include "ppf_trace.h"
 
@@ -131,12 +130,25 @@ void ppf_dir_leave(struct ppf_file *f)
 	}
 }
 
-static int ppf_ino_cmp(const void *a, const void *b)
+/*
+ * Sort a sweep's files by inode number.  An insertion sort, not sort():
+ * a sweep has a few dozen files, and sort()'s heapsort calls its
+ * comparison and swap through pointers at each step (Glimpse on ssd: 6.2
+ * million instructions over 1,311 sweeps, 4.5 million with this; at the
+ * bound of PPF_SWEEP_FILES the two cost about the same).  Inode numbers
+ * are unique in a directory's list, so the order is the same either way.
+ */
+static void ppf_sweep_sort(struct ppf_file **files, unsigned int n)
 {
-	const struct ppf_file *fa = *(const struct ppf_file * const *)a;
-	const struct ppf_file *fb = *(const struct ppf_file * const *)b;
+	unsigned int i, j;
 
-	return fa->ino < fb->ino ? -1 : fa->ino > fb->ino;
+	for (i = 1; i < n; i++) {
+		struct ppf_file *f = files[i];
+
+		for (j = i; j > 0 && files[j - 1]->ino > f->ino; j--)
+			files[j] = files[j - 1];
+		files[j] = f;
+	}
 }
 
 /*
@@ -173,7 +185,7 @@ static void ppf_sweep(struct ppf_dir *d, u32 target, const struct cred *cred,
 		d->swept_all = true;
 		return;
 	}
-	sort(ppf_sweep_batch, n, sizeof(*ppf_sweep_batch), ppf_ino_cmp, NULL);
+	ppf_sweep_sort(ppf_sweep_batch, n);
 	done = ppf_plan_sweep(ppf_sweep_batch, n, cred, seq);
 	/* Marked before the caller forgets any file the sweep found gone. */
 	for (i = 0; i < done; i++)

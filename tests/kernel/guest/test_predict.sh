@@ -5,7 +5,7 @@
 . /ppf/guest/lib.sh
 
 # 66 checks on every kernel: those a kernel cannot run are skipped.
-plan 66
+plan 68
 mount_data /mnt || bail "mount"
 load_ppf || bail "insmod"
 cd /mnt
@@ -544,6 +544,30 @@ swept_cold() {	# did S1's open start S3-S8's readahead, all 16 pages cold?
 			return 1
 	done
 }
+# Their first opens, S3 to S8 in turn, are the order they join their
+# directory's list in, and the sweep reads them in inode order.  The data
+# disk numbers a directory's files in name order (mkfs.ext4 -d), the order
+# of those opens; made again in another order, they are numbered in that
+# one, and a sweep read in the order of the list would be seen.
+for f in 5 8 3 6 1 4 9 7 2; do cp sw/S$f sw/S$f.new; done
+for f in 5 8 3 6 1 4 9 7 2; do mv sw/S$f.new sw/S$f; done
+inodes_out_of_open_order() {
+	prev=0
+	for f in 3 4 5 6 7 8; do
+		i=$(stat -c %i sw/S$f)
+		[ "$i" -lt "$prev" ] && return 0
+		prev=$i
+	done
+	return 1
+}
+swept_in_inode_order() {	# S3-S8's readahead started in rising inode order
+	want=$(for f in 3 4 5 6 7 8; do stat -c %i sw/S$f; done | tr "\n" " ")
+	echo "$trace" | sed -n 's/.*ppf_prefetch: dev=[^ ]* ino=\([0-9]*\) .*/\1/p' |
+		awk -v want="$want" '
+			BEGIN { n = split(want, w); for (i = 1; i <= n; i++) ours[w[i]] = 1 }
+			($1 in ours) && !seen[$1]++ { if ($1 + 0 < last) bad = 1; last = $1 + 0; k++ }
+			END { exit !(k == n && !bad) }'
+}
 model=$(cat $PPF/model)
 order=$(cat $PPF/model_order)
 set_ppf model pcm
@@ -553,6 +577,9 @@ trace=$(grep -v "^#" $T/trace)
 echo "sweep=1: after S1's open S9-S2: $*; sweeps $(stat_of sweeps) sweep_files $(stat_of sweep_files)"
 echo "$trace" | grep "ppf_sweep\|ppf_prefetch:"
 check "sweep: S3-S8, opened in both visits, read ahead cold at S1's open" swept_cold
+check "sweep: premise: S3-S8's inode order is not the order of their first opens" \
+	inodes_out_of_open_order
+check "sweep: ... in inode order, not in the order they were opened" swept_in_inode_order
 check "sweep: ... and cached after it" eq "$2 $3 $4 $5 $6 $7" "64 64 64 64 64 64"
 check "sweep: S9, opened in the first visit only, not read" eq "$1" 0
 check "sweep: counted (sweeps, sweep_files)" \
