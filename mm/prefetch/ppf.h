@@ -574,6 +574,8 @@ struct ppf_dir;
  * @last: the latest visit of @dir it was opened in (0: none)
  * @prev: the visit before that it was opened in
  * @swept: the latest visit a sweep read it for
+ * @last_run: the latest run of @dir it was opened in (0: none)
+ * @prev_run: the run before that it was opened in
  *
  * Under ppf_worker_mutex.
  */
@@ -583,6 +585,8 @@ struct ppf_dir_visits {
 	u32 last;
 	u32 prev;
 	u32 swept;
+	u32 last_run;
+	u32 prev_run;
 };
 
 /**

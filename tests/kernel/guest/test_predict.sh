@@ -4,8 +4,8 @@
 # see tests/kernel/run_tests.py.
 . /ppf/guest/lib.sh
 
-# 68 checks on every kernel: those a kernel cannot run are skipped.
-plan 68
+# 71 checks on every kernel: those a kernel cannot run are skipped.
+plan 71
 mount_data /mnt || bail "mount"
 load_ppf || bail "insmod"
 cd /mnt
@@ -521,12 +521,13 @@ filler() {
 	done
 }
 sweep_pass() {	# sweep=$1: the KiB of S9 S8 ... S2 after S1's open
+	# $2: what comes between the visits (filler, or : for nothing)
 	set_ppf sweep "$1"
 	set_ppf reset 1
 	cat sw/S9 sw/S1 sw/S2 sw/S3 sw/S4 sw/S5 sw/S6 sw/S7 sw/S8 > /dev/null
-	filler
+	${2:-filler}
 	cat sw/S1 sw/S2 sw/S3 sw/S4 sw/S5 sw/S6 sw/S7 sw/S8 > /dev/null
-	filler
+	${2:-filler}
 	settle
 	drop_caches
 	echo 1 > $T/events/predictive_prefetch/enable
@@ -592,6 +593,17 @@ echo "sweep=0: after S1's open S9-S2: $*"
 check "sweep=0: S3-S8 not read ahead (the model alone does not)" \
 	eq "$2 $3 $4 $5 $6 $7" "0 0 0 0 0 0"
 check "sweep=0: nothing swept" eq "$(stat_of sweeps)" 0
+# The same visits back to back, nothing between them: each begins less
+# than 256 events after the one before, and begins because it opens S1
+# again once the visit before has opened its files (DOC: Sweeps).
+set -- $(sweep_pass 1 :)
+trace=$(grep -v "^#" $T/trace)
+echo "sweep=1, back to back: after S1's open S9-S2: $*; sweeps $(stat_of sweeps)"
+check "sweep back to back: premise: under 256 events from the first visit to S1's open" \
+	eval '[ "$(stat_of events_open)" -lt 256 ]'
+check "sweep back to back: S3-S8 read ahead cold at S1's open, and cached after it" \
+	eval "swept_cold && [ '$2 $3 $4 $5 $6 $7' = '64 64 64 64 64 64' ]"
+check "sweep back to back: S9, opened in the first visit only, not read" eq "$1" 0
 set_ppf sweep 1
 set_ppf model "$model"
 set_ppf model_order "$order"
