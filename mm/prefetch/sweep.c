@@ -38,6 +38,10 @@
  * or page map), and counts as a prefetch that its open makes useful or its
  * absence wasted, as any other.
  *
+ * With isolation (domain.c) nothing is swept: a directory's visits are
+ * every task's, and a sweep at one user's open would read ahead what
+ * another user opened, the leak isolation closes.
+ *
  * Two in a row, not one: a directory whose files different programs read
  * in turn (a library directory, a header directory) sweeps only what they
  * share.  A sweep needs no prediction, so it also serves an order the
@@ -273,6 +277,16 @@ static void ppf_dir_note_open(struct ppf_dir *d, struct ppf_dir_visits *v,
 	}
 }
 
+/*
+ * Sweeps are on, and isolation off: a directory's visits are everyone's,
+ * so a sweep at one user's open would read what another user opened.
+ */
+static bool ppf_sweeps_on(void)
+{
+	return READ_ONCE(ppf_config.sweep) &&
+	       READ_ONCE(ppf_config.isolation) == PPF_ISOLATION_NONE;
+}
+
 /**
  * ppf_sweep_opened() - a file was opened: note the visit, sweep its directory
  * @f: the file
@@ -294,7 +308,7 @@ void ppf_sweep_opened(struct ppf_file *f, const struct cred *cred, u64 seq)
 	gap = ppf_dir_gap(d, seq);
 	ppf_dir_note_open(d, v, gap || ppf_dir_went_round(d, v), gap);
 	d->last_seq = seq;
-	if (READ_ONCE(ppf_config.sweep))
+	if (ppf_sweeps_on())
 		ppf_sweep(d, d->visit, d->run_visit == d->visit ? d->run : 0,
 			  cred, seq);
 }
@@ -314,7 +328,7 @@ void ppf_sweep_predicted(struct ppf_file *f, const struct cred *cred, u64 seq)
 	struct ppf_dir *d = f->visits.dir;
 
 	lockdep_assert_held(&ppf_worker_mutex);
-	if (!d || !READ_ONCE(ppf_config.sweep))
+	if (!d || !ppf_sweeps_on())
 		return;
 	if (ppf_dir_gap(d, seq))
 		ppf_sweep(d, d->visit + 1, d->run + 1, cred, seq);

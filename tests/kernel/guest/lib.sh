@@ -174,6 +174,15 @@ always_prefetch() {
 	set_ppf backoff 0
 }
 
+# model_only: no directory sweeps (sweep.c), for the checks of what the
+# model's predictions alone prefetch, and when.  They train on a few files
+# of one directory opened back to back, which a sweep reads all at once
+# (a round: the directory passed through again); test_predict.sh tests
+# sweeps themselves.
+model_only() {
+	set_ppf sweep 0
+}
+
 # Write VALUE to sysctl NAME; succeeds only if the kernel accepted it.
 set_ppf() {
 	echo "$2" > "$PPF/$1" 2>/dev/null

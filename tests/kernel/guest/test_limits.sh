@@ -36,6 +36,7 @@ load_ppf || bail "insmod"
 cd /mnt
 hold B C D E Q
 always_prefetch
+model_only
 set_ppf enabled 1
 
 bcd() { echo "$(resident_kb B)$(resident_kb C)$(resident_kb D)"; }

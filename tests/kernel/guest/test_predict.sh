@@ -176,7 +176,8 @@ check "disabled: nothing prefetched" eq "$(resident_kb B)$(resident_kb C)$(resid
 check "disabled: no prefetch counted" eq "$(stat_of prefetch_issued)" "$issued"
 set_ppf enabled 1
 
-# PCM predicts the next file only.
+# PCM predicts the next file only (the model alone: model_only).
+model_only
 set_ppf model pcm
 set_ppf model_order 2
 check "model is pcm" eq "$(cat $PPF/model)" pcm
@@ -187,6 +188,7 @@ cat A > /dev/null
 settle
 check "pcm: B prefetched after A" eq "$(resident_kb B)" 256
 check "pcm: D, three events ahead, not prefetched" eq "$(resident_kb D)" 0
+set_ppf sweep 1
 
 # Only the part of a file read last time comes back: E is read in its
 # first 64 KiB only; G is opened and never read (its first
@@ -391,6 +393,7 @@ if [ -d /sys/kernel/config/nullb ] && mkdir $slow 2>/dev/null; then
 	done
 	sync
 	chain=$(i=1; while [ $i -le 100 ]; do echo /mnt2/la/L$i; i=$((i + 1)); done)
+	model_only	# the chain's lead alone, not a round's sweep of la/
 	set_ppf lookahead 16
 	set_ppf reset 1
 	for pass in 1 2 3 4 5 6; do
@@ -414,6 +417,7 @@ if [ -d /sys/kernel/config/nullb ] && mkdir $slow 2>/dev/null; then
 	echo "after L1 with lookahead 16: L10 $1 KiB, L50 $2 KiB"
 	check "lookahead 16: the 10th file is read ahead, not the 50th" eq "$1 $2" "4 0"
 	set_ppf lookahead 64
+	set_ppf sweep 1
 	# Pacing (pacing.c): nothing says when a read ends, so while readahead
 	# is in flight the worker looks on a timer, 0.5 ms after a change and
 	# twice as late after each look that found none, every 64 ms at most

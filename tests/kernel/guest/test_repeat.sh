@@ -17,6 +17,7 @@ load_ppf || bail "insmod"
 cd /mnt
 hold B C D X G Q
 always_prefetch
+model_only
 set_ppf enabled 1
 train
 settle
