@@ -21,9 +21,9 @@
  * - an open more than PPF_VISIT_GAP events after the directory's latest
  *   one begins a new run, and a new visit;
  * - an open of a file the visit has opened already, once the visit has
- *   opened at least 3/4 of the directory's files, begins a new visit, a
- *   round, in the same run: a pass through the directory is over and the
- *   program begins another.
+ *   opened at least 3/4 of the directory's files in the list, begins a new
+ *   visit, a round, in the same run: a pass through the directory is over
+ *   and the program begins another.
  *
  * Each file keeps the two latest visits and the two latest runs it was
  * opened in.  At the first open or prediction of one of its files in a
@@ -70,7 +70,7 @@
 #include "ppf_trace.h"
 
 #define PPF_DIR_HASH_BITS	10
-/* Opens of a directory's files this many events apart begin a new visit. */
+/* Opens of a directory's files this many events apart begin a new run. */
 #define PPF_VISIT_GAP		256
 /* Most files one sweep reads; the rest wait for the next open or prediction. */
 #define PPF_SWEEP_FILES		256
