@@ -277,6 +277,12 @@ static void ppf_dir_note_open(struct ppf_dir *d, struct ppf_dir_visits *v,
 	}
 }
 
+/* The run @d's latest visit began, 0 if that visit is a round within one. */
+static u32 ppf_dir_run_begun(const struct ppf_dir *d)
+{
+	return d->run_visit == d->visit ? d->run : 0;
+}
+
 /*
  * Sweeps are on, and isolation off: a directory's visits are everyone's,
  * so a sweep at one user's open would read what another user opened.
@@ -309,8 +315,7 @@ void ppf_sweep_opened(struct ppf_file *f, const struct cred *cred, u64 seq)
 	ppf_dir_note_open(d, v, gap || ppf_dir_went_round(d, v), gap);
 	d->last_seq = seq;
 	if (ppf_sweeps_on())
-		ppf_sweep(d, d->visit, d->run_visit == d->visit ? d->run : 0,
-			  cred, seq);
+		ppf_sweep(d, d->visit, ppf_dir_run_begun(d), cred, seq);
 }
 
 /**
@@ -333,6 +338,5 @@ void ppf_sweep_predicted(struct ppf_file *f, const struct cred *cred, u64 seq)
 	if (ppf_dir_gap(d, seq))
 		ppf_sweep(d, d->visit + 1, d->run + 1, cred, seq);
 	else
-		ppf_sweep(d, d->visit, d->run_visit == d->visit ? d->run : 0,
-			  cred, seq);
+		ppf_sweep(d, d->visit, ppf_dir_run_begun(d), cred, seq);
 }
