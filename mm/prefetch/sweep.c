@@ -65,7 +65,9 @@
  * Everything here runs in the worker under ppf_worker_mutex.
  */
 #include <linux/hash.h>
+#include <linux/minmax.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 #include "ppf.h"
 #include "ppf_trace.h"
 
@@ -74,6 +76,8 @@
 #define PPF_VISIT_GAP		256
 /* Most files one sweep reads; the rest wait for the next open or prediction. */
 #define PPF_SWEEP_FILES		256
+/* A sweep's files sorted by insertion this many at a time, then merged. */
+#define PPF_SORT_RUN		16
 
 /**
  * struct ppf_dir - a directory the files of the table were opened in
@@ -108,6 +112,8 @@ struct ppf_dir {
 static struct hlist_head ppf_dirs[1 << PPF_DIR_HASH_BITS];
 /* The files of a sweep, sorted; the worker's only. */
 static struct ppf_file *ppf_sweep_batch[PPF_SWEEP_FILES];
+/* Where ppf_sweep_sort() merges them; the worker's only. */
+static struct ppf_file *ppf_sweep_merged[PPF_SWEEP_FILES];
 
 static struct hlist_head *ppf_dir_bucket(const struct ppf_sb *sb, u64 ino)
 {
@@ -170,24 +176,53 @@ void ppf_dir_leave(struct ppf_file *f)
 }
 
 /*
- * Sort a sweep's files by inode number.  An insertion sort, not sort():
- * a sweep has a few dozen files, and sort()'s heapsort calls its
- * comparison and swap through pointers at each step (Glimpse on ssd: 6.2
- * million instructions over 1,311 sweeps, 4.5 million with this; at the
- * bound of PPF_SWEEP_FILES the two cost about the same).  Inode numbers
- * are unique in a directory's list, so the order is the same either way.
+ * Sort a sweep's files by inode number: insertion sorts of runs of
+ * PPF_SORT_RUN files, then merged in pairs, through ppf_sweep_merged.
+ * Most sweeps are a few dozen files or fewer, where insertion alone is
+ * cheapest; the merges bound a large one.  Insertion alone was n^2/4
+ * moves: on dpkg's package queries (dpkgquery-ssd, /var/lib/dpkg/info's
+ * thousand file lists swept 256 at a time) 4.5 million of the module's
+ * 29.7 million instructions in the measured run.  The kernel's sort()
+ * calls its comparison and swap through pointers at each step (Glimpse on
+ * ssd: 6.2 million instructions over 1,311 sweeps).  Inode numbers are
+ * unique in a directory's list, so every sort gives the same order.
  */
 static void ppf_sweep_sort(struct ppf_file **files, unsigned int n)
 {
-	unsigned int i, j;
+	struct ppf_file **src = files, **dst = ppf_sweep_merged, **swap;
+	unsigned int i, j, k, lo, mid, hi, width;
 
-	for (i = 1; i < n; i++) {
-		struct ppf_file *f = files[i];
+	for (lo = 0; lo < n; lo += PPF_SORT_RUN) {
+		hi = min(lo + PPF_SORT_RUN, n);
+		for (i = lo + 1; i < hi; i++) {
+			struct ppf_file *f = files[i];
 
-		for (j = i; j > 0 && files[j - 1]->ino > f->ino; j--)
-			files[j] = files[j - 1];
-		files[j] = f;
+			for (j = i; j > lo && files[j - 1]->ino > f->ino; j--)
+				files[j] = files[j - 1];
+			files[j] = f;
+		}
 	}
+	for (width = PPF_SORT_RUN; width < n; width *= 2) {
+		for (lo = 0; lo < n; lo += 2 * width) {
+			mid = min(lo + width, n);
+			hi = min(lo + 2 * width, n);
+			i = lo;
+			j = mid;
+			k = lo;
+			while (i < mid && j < hi)
+				dst[k++] = src[j]->ino < src[i]->ino ?
+					   src[j++] : src[i++];
+			while (i < mid)
+				dst[k++] = src[i++];
+			while (j < hi)
+				dst[k++] = src[j++];
+		}
+		swap = src;
+		src = dst;
+		dst = swap;
+	}
+	if (src != files)
+		memcpy(files, src, n * sizeof(*files));
 }
 
 /*

@@ -5,7 +5,7 @@
 . /ppf/guest/lib.sh
 
 # 71 checks on every kernel: those a kernel cannot run are skipped.
-plan 71
+plan 73
 mount_data /mnt || bail "mount"
 load_ppf || bail "insmod"
 cd /mnt
@@ -524,6 +524,16 @@ filler() {
 		i=$((i + 1))
 	done
 }
+# Settle, drop the caches, and open $1 with ppf's tracepoints on.
+traced_cold_open() {
+	settle
+	drop_caches
+	echo 1 > $T/events/predictive_prefetch/enable
+	echo > $T/trace
+	cat "$1" > /dev/null
+	settle
+	echo 0 > $T/events/predictive_prefetch/enable
+}
 sweep_pass() {	# sweep=$1: the KiB of S9 S8 ... S2 after S1's open
 	# $2: what comes between the visits (filler, or : for nothing)
 	set_ppf sweep "$1"
@@ -532,13 +542,7 @@ sweep_pass() {	# sweep=$1: the KiB of S9 S8 ... S2 after S1's open
 	${2:-filler}
 	cat sw/S1 sw/S2 sw/S3 sw/S4 sw/S5 sw/S6 sw/S7 sw/S8 > /dev/null
 	${2:-filler}
-	settle
-	drop_caches
-	echo 1 > $T/events/predictive_prefetch/enable
-	echo > $T/trace
-	cat sw/S1 > /dev/null
-	settle
-	echo 0 > $T/events/predictive_prefetch/enable
+	traced_cold_open sw/S1
 	for f in 9 8 7 6 5 4 3 2; do
 		printf "%s " "$(resident_kb sw/S$f)"
 	done
@@ -608,6 +612,32 @@ check "sweep back to back: premise: under 256 events from the first visit to S1'
 check "sweep back to back: S3-S8 read ahead cold at S1's open, and cached after it" \
 	eval "swept_cold && [ '$2 $3 $4 $5 $6 $7' = '64 64 64 64 64 64' ]"
 check "sweep back to back: S9, opened in the first visit only, not read" eq "$1" 0
+# A sweep of more files than one insertion run of its sort (16; then the
+# runs are merged, sweep.c): sb/'s 40 files, made in an order unlike their
+# names', opened in name order in two visits, are read ahead in inode
+# order at the first open of a third.
+mkdir -p sb
+for i in $(awk 'BEGIN { for (i = 1; i <= 40; i++) print (i * 17) % 41 }'); do
+	head -c 16384 sw/S1 > sb/B$i
+done
+sb_names() { i=1; while [ $i -le 40 ]; do echo sb/B$i; i=$((i + 1)); done; }
+sb_inodes() { sb_names | tail -n +2 | xargs stat -c %i; }
+set_ppf reset 1
+for pass in 1 2; do
+	sb_names | xargs cat > /dev/null
+	filler
+done
+traced_cold_open sb/B1
+trace=$(grep -v "^#" $T/trace)
+sb_inodes > /tmp/sb.ino
+started=$(echo "$trace" | sed -n 's/.*ppf_prefetch: dev=[^ ]* ino=\([0-9]*\) .*/\1/p' |
+	grep -Fx -f /tmp/sb.ino | awk '!seen[$1]++' | tr "\n" " ")
+echo "sweep of 39: readahead started for sb/'s inodes $started"
+echo "$trace" | grep "ppf_sweep"
+check "large sweep: premise: sb/'s inode order is not its files' name order" \
+	eval 'awk "NR > 1 && \$1 < last { bad = 1 } { last = \$1 } END { exit !bad }" /tmp/sb.ino'
+check "large sweep: all 39 of sb/'s other files read ahead at B1's open, in inode order" \
+	eq "$started" "$(sort -n /tmp/sb.ino | tr "\n" " ")"
 set_ppf sweep 1
 set_ppf model "$model"
 set_ppf model_order "$order"
