@@ -4,7 +4,7 @@
 # see tests/kernel/run_tests.py.
 . /ppf/guest/lib.sh
 
-# 71 checks on every kernel: those a kernel cannot run are skipped.
+# 73 checks on every kernel: those a kernel cannot run are skipped.
 plan 73
 mount_data /mnt || bail "mount"
 load_ppf || bail "insmod"
@@ -560,19 +560,18 @@ swept_cold() {	# did S1's open start S3-S8's readahead, all 16 pages cold?
 # one, and a sweep read in the order of the list would be seen.
 for f in 5 8 3 6 1 4 9 7 2; do cp sw/S$f sw/S$f.new; done
 for f in 5 8 3 6 1 4 9 7 2; do mv sw/S$f.new sw/S$f; done
-inodes_out_of_open_order() {
+sw_inodes() { for f in 3 4 5 6 7 8; do stat -c %i sw/S$f; done; }
+not_rising() {	# are the inode numbers given, in their order, not rising?
 	prev=0
-	for f in 3 4 5 6 7 8; do
-		i=$(stat -c %i sw/S$f)
+	for i; do
 		[ "$i" -lt "$prev" ] && return 0
 		prev=$i
 	done
 	return 1
 }
-swept_in_inode_order() {	# S3-S8's readahead started in rising inode order
-	want=$(for f in 3 4 5 6 7 8; do stat -c %i sw/S$f; done | tr "\n" " ")
+read_in_inode_order() {	# $@: inodes; in $trace, all their readahead started, rising
 	echo "$trace" | sed -n 's/.*ppf_prefetch: dev=[^ ]* ino=\([0-9]*\) .*/\1/p' |
-		awk -v want="$want" '
+		awk -v want="$*" '
 			BEGIN { n = split(want, w); for (i = 1; i <= n; i++) ours[w[i]] = 1 }
 			($1 in ours) && !seen[$1]++ { if ($1 + 0 < last) bad = 1; last = $1 + 0; k++ }
 			END { exit !(k == n && !bad) }'
@@ -587,8 +586,9 @@ echo "sweep=1: after S1's open S9-S2: $*; sweeps $(stat_of sweeps) sweep_files $
 echo "$trace" | grep "ppf_sweep\|ppf_prefetch:"
 check "sweep: S3-S8, opened in both visits, read ahead cold at S1's open" swept_cold
 check "sweep: premise: S3-S8's inode order is not the order of their first opens" \
-	inodes_out_of_open_order
-check "sweep: ... in inode order, not in the order they were opened" swept_in_inode_order
+	not_rising $(sw_inodes)
+check "sweep: ... in inode order, not in the order they were opened" \
+	read_in_inode_order $(sw_inodes)
 check "sweep: ... and cached after it" eq "$2 $3 $4 $5 $6 $7" "64 64 64 64 64 64"
 check "sweep: S9, opened in the first visit only, not read" eq "$1" 0
 check "sweep: counted (sweeps, sweep_files)" \
@@ -629,15 +629,11 @@ for pass in 1 2; do
 done
 traced_cold_open sb/B1
 trace=$(grep -v "^#" $T/trace)
-sb_inodes > /tmp/sb.ino
-started=$(echo "$trace" | sed -n 's/.*ppf_prefetch: dev=[^ ]* ino=\([0-9]*\) .*/\1/p' |
-	grep -Fx -f /tmp/sb.ino | awk '!seen[$1]++' | tr "\n" " ")
-echo "sweep of 39: readahead started for sb/'s inodes $started"
 echo "$trace" | grep "ppf_sweep"
 check "large sweep: premise: sb/'s inode order is not its files' name order" \
-	eval 'awk "NR > 1 && \$1 < last { bad = 1 } { last = \$1 } END { exit !bad }" /tmp/sb.ino'
+	not_rising $(sb_inodes)
 check "large sweep: all 39 of sb/'s other files read ahead at B1's open, in inode order" \
-	eq "$started" "$(sort -n /tmp/sb.ino | tr "\n" " ")"
+	read_in_inode_order $(sb_inodes)
 set_ppf sweep 1
 set_ppf model "$model"
 set_ppf model_order "$order"
