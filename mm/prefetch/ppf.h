@@ -234,6 +234,8 @@ extern struct mutex ppf_config_mutex;
  *	very event a standing prediction expects them at, while what was done
  *	for that one holds: nothing to do (pacing.c)
  * @decodes: file handles decoded to start readahead (readahead.c)
+ * @decodes_spared: files found all cached from their inode, which the
+ *	inode cache held, without decoding their handle (readahead.c)
  * @restates: times the worker had the models name everything again: a
  *	page left a page cache, or the plan dropped a predicted file for
  *	room (worker.c)
@@ -282,6 +284,7 @@ struct ppf_stats {
 	u64 lookups_spared;
 	u64 predictions_repeated;
 	u64 decodes;
+	u64 decodes_spared;
 	u64 restates;
 	u64 page_maps;
 	u64 page_map_runs;

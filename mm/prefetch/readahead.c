@@ -19,6 +19,9 @@
  * 4. pin its file system, and skip it if that is being unmounted;
  * 5. decode the file handle, and skip it if the file was deleted (once per
  *    pass: the chunks of a file that a pass starts share the decode);
+ *    but first, at a file's first chunk, look for its inode in the inode
+ *    cache, and skip it without a decode if that shows everything to read
+ *    cached (steps 7 and 8 on the inode found: ppf_cached_by_inode());
  * 6. skip it unless the task whose open led to the prediction may read it;
  *    if no cached path leads to it, look it up in its directory first
  *    (DOC: Metadata);
@@ -286,6 +289,19 @@ static void ppf_held_let_go(struct ppf_held_file *h)
 	h->sb = NULL;
 }
 
+/* @f as the pass holds it decoded for @cred, NULL if it does not. */
+static struct dentry *ppf_session_held(const struct ppf_session *ps,
+				       const struct ppf_file *f,
+				       const struct cred *cred)
+{
+	const struct ppf_held_file *h;
+
+	for (h = ps->held; h < ps->held + PPF_SESSION_FILES; h++)
+		if (h->dentry && h->id == f->id && h->cred == cred)
+			return h->dentry;
+	return NULL;
+}
+
 /*
  * The file's dentry, decoded once for as many of its chunks as one pacing
  * pass starts: the pass keeps the last PPF_SESSION_FILES files it decoded
@@ -305,15 +321,12 @@ static struct dentry *ppf_session_file(struct ppf_session *ps,
 	const struct cred *old;
 	struct dentry *dentry;
 	struct inode *inode;
-	unsigned int i;
 	u64 start;
 	int err;
 
-	for (i = 0; i < PPF_SESSION_FILES; i++) {
-		h = &ps->held[i];
-		if (h->dentry && h->id == f->id && h->cred == cred)
-			return h->dentry;
-	}
+	dentry = ppf_session_held(ps, f, cred);
+	if (dentry)
+		return dentry;
 	h = &ps->held[ps->next];
 	ps->next = (ps->next + 1) % PPF_SESSION_FILES;
 	ppf_held_let_go(h);
@@ -358,6 +371,94 @@ fail:
 	return NULL;
 }
 
+/**
+ * struct ppf_look - where a look at a file's pages got to
+ * @start: the first page of the range to read
+ * @end: the page after its last
+ * @first: the first page of the chunk to read next
+ * @cached: pages of that chunk already cached
+ * @map: the segments to read, 0 when from its page map (ppf_wanted_range())
+ */
+struct ppf_look {
+	pgoff_t start;
+	pgoff_t end;
+	pgoff_t first;
+	unsigned long cached;
+	u64 map;
+};
+
+/*
+ * Work out the pages of @f to read (its expected use, up to the end of
+ * @inode) and the next chunk of them from @next on that is not all cached
+ * (ppf_next_chunk()).  Returns its size, 0 if none is left.  A fresh look
+ * (@next 0) that finds none is remembered, with what the range was worked
+ * out from and the bucket's removal count, so that the file is known
+ * cached (ppf_known_cached()) until one of those moves.
+ */
+static unsigned long ppf_look_at(struct ppf_file *f, struct inode *inode,
+				 pgoff_t next, struct ppf_look *lk)
+{
+	struct ppf_prefetch_state *st = &f->prefetch;
+	struct address_space *mapping = inode->i_mapping;
+	unsigned long wanted, nr, chunk, removals;
+	u32 use_gen, max_kb, default_kb;
+
+	/* Read before the range: a change meanwhile makes it stale, not lost. */
+	use_gen = READ_ONCE(f->use_gen);
+	max_kb = READ_ONCE(ppf_config.max_prefetch_kb);
+	default_kb = READ_ONCE(ppf_config.default_prefetch_kb);
+	wanted = ppf_wanted_range(f, &lk->start, &lk->map);
+	nr = ppf_prefetch_range(wanted, lk->start, inode);
+	lk->end = lk->start + nr;
+	removals = ppf_page_cache_removals_of(mapping);
+	lk->cached = 0;
+	chunk = ppf_next_chunk(mapping, f, lk->start, nr, lk->map, next,
+			       &lk->first, &lk->cached);
+	if (!chunk && !next) {
+		st->cached_first = lk->start;
+		st->cached_span = wanted;
+		st->cached_pages = nr;
+		st->cached_removals = removals;
+		st->cached_use_gen = use_gen;
+		st->cached_max_kb = max_kb;
+		st->cached_default_kb = default_kb;
+	}
+	return chunk;
+}
+
+/*
+ * Is @f all cached, asked of its inode without decoding its handle?  Only
+ * if the inode cache holds the inode: a file whose inode is not cached has
+ * no page cached either, and its decode cannot be spared.  A decode finds
+ * or builds a dentry for the handle and checks the task's permission; this
+ * is one hash lookup, and nothing is read, so no permission is needed.  A
+ * file read since its last look (a swept file opened since the sweep) is
+ * not known cached, and before this half of the worker's decodes on a
+ * file search found the file all cached (docs/results.md, "Files judged
+ * by their inode").  The file system is pinned for the look only.
+ */
+static bool ppf_cached_by_inode(struct ppf_file *f)
+{
+	struct super_block *sb = ppf_sb_pin(f->sb);
+	struct ppf_look lk;
+	struct inode *inode;
+	bool cached = false;
+
+	if (!sb)
+		return false;
+	inode = ilookup(sb, f->ino);
+	if (inode) {
+		cached = S_ISREG(inode->i_mode) &&
+			 inode->i_generation == f->gen &&
+			 !ppf_look_at(f, inode, 0, &lk);
+		iput(inode);
+	}
+	ppf_sb_unpin(sb);
+	if (cached)
+		ppf_stat_inc(decodes_spared);
+	return cached;
+}
+
 /*
  * Read ahead the next chunk of the file.  Returns whether readahead was
  * started, and if not, sets *@why.  *@next is where the next chunk starts,
@@ -371,17 +472,18 @@ static bool ppf_prefetch_file(struct ppf_session *ps, struct ppf_file *f,
 	bool fresh = !*next;
 	struct address_space *mapping;
 	struct dentry *dentry;
-	struct inode *inode;
-	unsigned long wanted, nr, chunk, cached = 0, removals, limit;
-	u32 use_gen, max_kb, default_kb;
-	pgoff_t start, first = 0;
-	u64 map;
+	struct ppf_look lk;
+	unsigned long chunk, cached, limit;
+	pgoff_t first;
 
+	if (fresh && !ppf_session_held(ps, f, cred) && ppf_cached_by_inode(f)) {
+		*why = PPF_SKIP_CACHED;
+		return false;
+	}
 	dentry = ppf_session_file(ps, f, cred, why);
 	if (!dentry)
 		return false;
-	inode = d_inode(dentry);
-	mapping = inode->i_mapping;
+	mapping = d_inode(dentry)->i_mapping;
 	ppf_io_class_for(dentry->d_sb);	/* another file's may have changed it */
 	/* Disconnected: no cached path leads to it; its open will look it up. */
 	if (fresh && f->name && (dentry->d_flags & DCACHE_DISCONNECTED) &&
@@ -391,29 +493,14 @@ static bool ppf_prefetch_file(struct ppf_session *ps, struct ppf_file *f,
 		else
 			ppf_prefetch_dentry(dentry->d_sb, f, cred, seq);
 	}
-	/* Read before the range: a change meanwhile makes it stale, not lost. */
-	use_gen = READ_ONCE(f->use_gen);
-	max_kb = READ_ONCE(ppf_config.max_prefetch_kb);
-	default_kb = READ_ONCE(ppf_config.default_prefetch_kb);
-	wanted = ppf_wanted_range(f, &start, &map);
-	nr = ppf_prefetch_range(wanted, start, inode);
-	removals = ppf_page_cache_removals_of(mapping);
-	chunk = ppf_next_chunk(mapping, f, start, nr, map, *next, &first,
-			       &cached);
+	chunk = ppf_look_at(f, d_inode(dentry), *next, &lk);
 	if (!chunk) {
-		if (fresh) {
-			st->cached_first = start;
-			st->cached_span = wanted;
-			st->cached_pages = nr;
-			st->cached_removals = removals;
-			st->cached_use_gen = use_gen;
-			st->cached_max_kb = max_kb;
-			st->cached_default_kb = default_kb;
-		}
 		*next = 0;
 		*why = PPF_SKIP_CACHED;
 		return false;
 	}
+	first = lk.first;
+	cached = lk.cached;
 	st->cached_span = 0;
 	ppf_stat_add(pages_cached, cached);
 	limit = READ_ONCE(ppf_config.max_inflight_kb) >> (PAGE_SHIFT - 10);
@@ -430,7 +517,7 @@ static bool ppf_prefetch_file(struct ppf_session *ps, struct ppf_file *f,
 		ppf_stat_add(worker_readahead_ns, local_clock() - ra_start);
 		ppf_device_own_read();
 	}
-	if (!map)
+	if (!lk.map)
 		ppf_stat_inc(page_map_runs);
 	ps->avail -= chunk - cached;
 	ppf_stat_add(pages_requested, chunk - cached);
@@ -445,7 +532,7 @@ static bool ppf_prefetch_file(struct ppf_session *ps, struct ppf_file *f,
 		st->pending_chunks++;	/* a read spared, if its open comes */
 	else	/* its open has come: a read its task is spared */
 		ppf_payoff_useful(ppf_sb_dev(f->sb), 1);
-	*next = first + chunk < start + nr ? first + chunk : 0;
+	*next = first + chunk < lk.end ? first + chunk : 0;
 	return true;
 }
 

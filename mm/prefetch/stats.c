@@ -101,6 +101,7 @@ static int ppf_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "lookups_spared %llu\n", s.lookups_spared);
 	seq_printf(m, "predictions_repeated %llu\n", s.predictions_repeated);
 	seq_printf(m, "decodes %llu\n", s.decodes);
+	seq_printf(m, "decodes_spared %llu\n", s.decodes_spared);
 	seq_printf(m, "restates %llu\n", s.restates);
 	seq_printf(m, "page_maps %llu\n", s.page_maps);
 	seq_printf(m, "page_map_runs %llu\n", s.page_map_runs);

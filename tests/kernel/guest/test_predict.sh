@@ -4,8 +4,8 @@
 # see tests/kernel/run_tests.py.
 . /ppf/guest/lib.sh
 
-# 73 checks on every kernel: those a kernel cannot run are skipped.
-plan 73
+# 75 checks on every kernel: those a kernel cannot run are skipped.
+plan 75
 mount_data /mnt || bail "mount"
 load_ppf || bail "insmod"
 cd /mnt
@@ -65,6 +65,19 @@ cat B C D > /dev/null
 settle 0
 check "epcm: prefetched files then opened count as useful" ge "$(stat_of prefetch_useful)" $((useful + 3))
 
+# Prefetched, then opened: B, C and D are no longer known cached, and
+# their next predictions look at them again.  The inode cache holds their
+# inodes, and their pages are all cached: each is judged from its inode,
+# with no handle decoded (decodes_spared).  Every file of the run was read
+# whole just before, so no prediction of it needs a decode.
+spared=$(stat_of decodes_spared) decoded=$(stat_of decodes)
+cat A B C D X > /dev/null
+settle 0
+check "prefetched and opened: B, C and D judged cached from their inodes" \
+	ge "$(stat_of decodes_spared)" $((spared + 3))
+check "prefetched and opened: no handle decoded to judge them" \
+	eq "$(stat_of decodes)" "$decoded"
+
 # Everything cached: a file found all cached is not looked at again while
 # no page leaves its bucket of the page caches (DOC: Removal hook): its
 # prediction stands (the model does not name it again) or, named again,
@@ -76,7 +89,7 @@ check "epcm: prefetched files then opened count as useful" ge "$(stat_of prefetc
 # teach the model that A follows A.
 T=/sys/kernel/tracing
 traced_run() {	# cat A B C D X under ppf's tracepoints: $trace, $ids (B C D), $decoded
-	decoded=$(stat_of decodes)
+	decoded=$(($(stat_of decodes) + $(stat_of decodes_spared)))
 	echo 1 > $T/events/predictive_prefetch/enable
 	echo > $T/trace
 	cat A B C D X > /dev/null
@@ -88,14 +101,14 @@ traced_run() {	# cat A B C D X under ppf's tracepoints: $trace, $ids (B C D), $d
 			head -1 | sed 's/.*id=//'
 	done | tr '\n' '|')
 	ids=${ids%|}
-	decoded=$(($(stat_of decodes) - decoded))
+	decoded=$(($(stat_of decodes) + $(stat_of decodes_spared) - decoded))
 }
 named() {	# how often the traced run's model named B, C or D, not at its own open
 	echo "$trace" |
 		sed -n 's/.*ppf_prediction: after=\([0-9]*\) id=\([0-9]*\) .*/\1 \2/p' |
 		awk -v ids="^($ids)\$" '$1 != $2 && $2 ~ ids' | wc -l
 }
-looked_at() {	# did the traced run read any of them, or decode any file to look?
+looked_at() {	# did the traced run read any of them, or look at any file's pages?
 	echo "$trace" | grep -Eq "ppf_prefetch: .* id=($ids) " || [ "$decoded" -gt 0 ]
 }
 scratch_removed() {	# pages leave another file's page cache
