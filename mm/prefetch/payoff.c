@@ -51,6 +51,17 @@
  * queued behind them; until a device has a quiet latency its window mean
  * stands in.
  *
+ * The window that follows a pause gives no verdict either.  During the
+ * pause nothing of the device was learnt: the model's contexts are where
+ * the pause left them, the programs started meanwhile are strangers to
+ * it, and the files they opened were never predicted, so that window's
+ * prefetches are fewer and later than the device's own.  Judged, it
+ * tended to pause again, for twice as long, and each longer pause left the
+ * model further behind: the parallel build on ssd, which prefetching
+ * makes 3 % faster, was paused after its first warm-up windows and then
+ * for most of the rest, its measured run for the whole of it (15.674 s
+ * against 15.150 s; docs/results.md, "No verdict after a pause").
+ *
  * A window with too little evidence gives no verdict: fewer than
  * PPF_PAYOFF_MIN_PREDICTIONS predictions (a model still learning), or no
  * latency known for the device (no block device, or no reads counted).
@@ -105,6 +116,7 @@
  * @cpu_ns: the worker's CPU time when the window began
  * @wall_ns: ppf_payoff_wall when the window began
  * @restart: begin a new window at the next event (after a reset)
+ * @resumed: the window follows a pause, and gives no verdict
  * @predictions: predictions made after its events in the window
  * @useful: reads its prefetches spared its tasks in the window
  * @read_ios: the device's completed reads when the window began
@@ -122,6 +134,7 @@ struct ppf_payoff {
 	u64 cpu_ns;
 	u64 wall_ns;
 	bool restart;
+	bool resumed;
 	u32 predictions;
 	u32 useful;
 	u64 read_ios;
@@ -236,7 +249,8 @@ static void ppf_payoff_judge(struct ppf_payoff *p, struct ppf_sb *s)
 	benefit = p->useful && latency > div_u64(PPF_PAYOFF_CAP_NS, p->useful) ?
 		  PPF_PAYOFF_CAP_NS : (u64)p->useful * latency;
 	cost = min_t(u64, ppf_payoff_cpu_cost(p), PPF_PAYOFF_CAP_NS);
-	if (p->predictions < PPF_PAYOFF_MIN_PREDICTIONS || !latency) {
+	if (p->resumed || p->predictions < PPF_PAYOFF_MIN_PREDICTIONS ||
+	    !latency) {
 		ppf_stat_inc(payoff_no_verdict);
 	} else if (!p->useful) {
 		ppf_stat_inc(payoff_unused);
@@ -258,6 +272,7 @@ static void ppf_payoff_judge(struct ppf_payoff *p, struct ppf_sb *s)
 			 latency, p->latency_ns, p->balance_ns,
 			 jiffies_to_msecs(windows * PPF_PAYOFF_WINDOW));
 	start = jiffies + windows * PPF_PAYOFF_WINDOW;
+	p->resumed = windows != 0;
 	if (windows) {
 		WRITE_ONCE(p->paused_until, start);
 		if (time_after(start, ppf_payoff_pauses_end))
@@ -328,6 +343,7 @@ void ppf_payoff_reset(void)
 		WRITE_ONCE(ppf_payoffs[i].paused_until, jiffies);
 		ppf_payoffs[i].shift = 0;
 		ppf_payoffs[i].balance_ns = 0;
+		ppf_payoffs[i].resumed = false;
 		/* The worker's clocks are read in the worker. */
 		ppf_payoffs[i].restart = true;
 	}
