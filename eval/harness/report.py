@@ -27,7 +27,8 @@ def _mean(xs: List[float]) -> Optional[float]:
 # ppf's counters kept per measured run: the difference across the run
 # (run-experiment.sh's NAME.ppf-before.txt and NAME.ppf-after.txt).
 RUN_COUNTERS = ("events_open", "events_exec", "events_read", "predictions",
-                "predictions_repeated", "restates", "decodes", "prefetch_issued", "pages_requested",
+                "predictions_repeated", "restates", "decodes", "decodes_spared",
+                "prefetch_issued", "pages_requested",
                 "page_map_runs", "opened_planned",
                 "prefetch_useful", "prefetch_wasted", "worker_ns", "worker_model_ns",
                 "worker_readahead_ns", "worker_decode_ns", "worker_lookup_ns", "lookups",
@@ -333,12 +334,19 @@ def table(s: Dict[str, Any]) -> str:
     return "\n".join(out)
 
 
+def decodes_cell(k: Dict[str, float]) -> str:
+    """The handles decoded, and in brackets the files judged by their inode
+    instead (decodes_spared; not in runs of a module before it)."""
+    d = cell(k.get("decodes"), "{:,.0f}")
+    return d if k.get("decodes_spared") is None else f"{d} ({k['decodes_spared']:,.0f})"
+
+
 def worker_table(s: Dict[str, Any]) -> str:
     """ppf's worker over the measured runs alone (the mean of the runs)."""
     rows = [r for r in s["rows"] if r.get("ppf_run") and r["config"] not in ("none", "hot")]
     if not rows:
         return "(no counters per measured run)"
-    out = ["| config | opens | predictions | repeated | decodes | prefetches | "
+    out = ["| config | opens | predictions | repeated | decodes (spared) | prefetches | "
            "worker CPU ms | instructions per open | outside readahead | "
            "of which the model, decodes, lookups (clock) |", "|" + "---|" * 10]
     for r in rows:
@@ -347,7 +355,7 @@ def worker_table(s: Dict[str, Any]) -> str:
         out.append("| " + " | ".join([
             r["label"], cell(k.get("events_open", 0) + k.get("events_exec", 0), "{:.0f}"),
             cell(k.get("predictions"), "{:.0f}"), cell(k.get("predictions_repeated"), "{:.0f}"),
-            cell(k.get("decodes"), "{:.0f}"), cell(k.get("prefetch_issued"), "{:.0f}"),
+            decodes_cell(k), cell(k.get("prefetch_issued"), "{:.0f}"),
             cell(k["worker_cpu_ns"] / 1e6 if "worker_cpu_ns" in k else None, "{:.1f}"),
             cell(k.get("worker_insns_per_open"), "{:,.0f}"),
             cell(k.get("worker_insns_per_open_outside_readahead"), "{:,.0f}"),
