@@ -443,8 +443,17 @@ unsigned int ppf_plan_sweep(struct ppf_file **files, unsigned int n,
 		f = files[i];
 		if (ppf_plan_drop_unstarted(f))
 			continue;	/* under way */
-		if (!ppf_prefetch_wanted(f, seq, &why))
+		/*
+		 * A file passed over is counted as a prediction skipped for
+		 * the same reason is, untraced (the sweep's own event says
+		 * how many of its files it dealt with): skipped_cached_known,
+		 * counted by ppf_prefetch_wanted(), is a part of
+		 * skipped_cached, and must not count swept files it does not.
+		 */
+		if (!ppf_prefetch_wanted(f, seq, &why)) {
+			ppf_stat_inc(skipped[why]);
 			continue;
+		}
 		if (READ_ONCE(ppf_config.metadata))
 			ppf_prefetch_meta(f, seq);
 		next = 0;
@@ -460,6 +469,8 @@ unsigned int ppf_plan_sweep(struct ppf_file **files, unsigned int n,
 			break;
 		if (why == PPF_SKIP_STALE || why == PPF_SKIP_UNMOUNTED)
 			ppf_plan_skipped(f, f->id, why);
+		else
+			ppf_stat_inc(skipped[why]);
 	}
 	ppf_prefetch_end(&ps);
 	return i;

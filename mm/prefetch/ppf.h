@@ -248,7 +248,8 @@ extern struct mutex ppf_config_mutex;
  * @hook_open_ns: time spent in ppf_event_open(), if measured
  * @hook_read_ns: time spent in ppf_event_read(), if measured
  * @dropped: events not used, by &enum ppf_drop_reason
- * @skipped: predictions not acted on, by &enum ppf_skip_reason
+ * @skipped: predictions not acted on, and swept files passed over, by
+ *	&enum ppf_skip_reason
  * @cached_known: of @skipped[PPF_SKIP_CACHED], those decided from what was
  *	found before, without looking at the file
  *
