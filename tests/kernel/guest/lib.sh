@@ -146,6 +146,12 @@ stat_of() {
 	awk -v k="$1" '$1 == k { print $2 }' /proc/predictive_prefetch
 }
 
+# Files whose pages the worker looked at: handles decoded, and files judged
+# by their inode instead (readahead.c).
+looks() {
+	echo $(($(stat_of decodes) + $(stat_of decodes_spared)))
+}
+
 # mount_data DIR: the data disk, mounted on DIR.  When the kernel has a
 # memory-backed null_blk device (null_blk.memory_backed=1 on the command
 # line), the image on /dev/vda is copied onto it first: its I/O completes in

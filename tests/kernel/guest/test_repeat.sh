@@ -37,9 +37,6 @@ idC=$(ino_id "$(stat -c %i C)")
 idD=$(ino_id "$(stat -c %i D)")
 premise "the trace names C's and D's ids" test -n "$idC" -a -n "$idD"
 
-looks() {	# files looked at: handles decoded, and files judged by their inode
-	echo $(($(stat_of decodes) + $(stat_of decodes_spared)))
-}
 rep0=$(stat_of predictions_repeated) dec0=$(looks)
 iss0=$(stat_of prefetch_issued) pred0=$(stat_of predictions)
 echo > $T/trace
