@@ -30,7 +30,8 @@ RUN_COUNTERS = ("events_open", "events_exec", "events_read", "predictions",
                 "predictions_repeated", "restates", "decodes", "decodes_spared",
                 "prefetch_issued", "pages_requested",
                 "page_map_runs", "opened_planned",
-                "prefetch_useful", "prefetch_wasted", "worker_ns", "worker_model_ns",
+                "prefetch_useful", "prefetch_wasted", "pages_wasted", "worker_ns",
+                "worker_model_ns",
                 "worker_readahead_ns", "worker_decode_ns", "worker_lookup_ns", "lookups",
                 "worker_cpu_ns", "hook_open_ns", "hook_read_ns",
                 # the guest's (run-experiment.sh's stats_to): /proc/stat's
@@ -39,6 +40,9 @@ RUN_COUNTERS = ("events_open", "events_exec", "events_read", "predictions",
                 "sys_iowait_ticks", "sys_irq_ticks", "sys_softirq_ticks",
                 "sys_worker_switches", "sys_worker_preempted")
 
+
+# KiB in the guest's page (x86-64): ppf counts pages.
+PAGE_KB = 4
 
 # The parts of the worker's time counted apart (worker_<part>_ns).
 PER_OPEN_PARTS = ("model", "decode", "lookup")
@@ -341,21 +345,30 @@ def decodes_cell(k: Dict[str, float]) -> str:
     return d if k.get("decodes_spared") is None else f"{d} ({k['decodes_spared']:,.0f})"
 
 
+def wasted_cell(k: Dict[str, float], total: str, wasted: str, scale: float = 1) -> str:
+    """A count, and in brackets the part of it wasted (not in runs of a
+    module that does not count it)."""
+    t = cell(k[total] * scale if total in k else None, "{:,.0f}")
+    return t if k.get(wasted) is None else f"{t} ({k[wasted] * scale:,.0f})"
+
+
 def worker_table(s: Dict[str, Any]) -> str:
     """ppf's worker over the measured runs alone (the mean of the runs)."""
     rows = [r for r in s["rows"] if r.get("ppf_run") and r["config"] not in ("none", "hot")]
     if not rows:
         return "(no counters per measured run)"
-    out = ["| config | opens | predictions | repeated | decodes (spared) | prefetches | "
+    out = ["| config | opens | predictions | repeated | decodes (spared) | "
+           "prefetches (wasted) | KiB read ahead (wasted) | "
            "worker CPU ms | instructions per open | outside readahead | "
-           "of which the model, decodes, lookups (clock) |", "|" + "---|" * 10]
+           "of which the model, decodes, lookups (clock) |", "|" + "---|" * 11]
     for r in rows:
         k = r["ppf_run"]
         parts = [k.get(f"worker_{p}_per_open") for p in PER_OPEN_PARTS]
         out.append("| " + " | ".join([
             r["label"], cell(k.get("events_open", 0) + k.get("events_exec", 0), "{:.0f}"),
             cell(k.get("predictions"), "{:.0f}"), cell(k.get("predictions_repeated"), "{:.0f}"),
-            decodes_cell(k), cell(k.get("prefetch_issued"), "{:.0f}"),
+            decodes_cell(k), wasted_cell(k, "prefetch_issued", "prefetch_wasted"),
+            wasted_cell(k, "pages_requested", "pages_wasted", PAGE_KB),
             cell(k["worker_cpu_ns"] / 1e6 if "worker_cpu_ns" in k else None, "{:.1f}"),
             cell(k.get("worker_insns_per_open"), "{:,.0f}"),
             cell(k.get("worker_insns_per_open_outside_readahead"), "{:,.0f}"),

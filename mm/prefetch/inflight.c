@@ -12,6 +12,13 @@
  * PPF_WASTE_EVENTS pass without its open (wasted).  Both are rings of
  * fixed size, in event order; a full ring lets its oldest record go.
  *
+ * The pages read ahead for a pending file are counted with it until it is
+ * judged: what prefetching holds in the page cache that no task has asked
+ * for yet (pages_pending; some may have been reclaimed since), and, for
+ * the prefetches judged wasted, what it read for nothing (pages_wasted).
+ * Those pages were never accessed: they sit on the inactive list, the
+ * first the kernel reclaims.
+ *
  * Everything here runs under ppf_worker_mutex.
  */
 #include <linux/mm.h>
@@ -49,6 +56,8 @@ static unsigned long ppf_inflight_pages;
 static unsigned long ppf_inflight_retires;
 static struct ppf_issue ppf_pending[PPF_PENDING_RECORDS];
 static unsigned int ppf_pending_head, ppf_pending_tail;
+/* The sum of every file's prefetch.pending_pages; read without the lock. */
+static unsigned long ppf_pending_pages;
 
 /* Has the readahead recorded in @r finished? */
 static bool ppf_issue_done(const struct ppf_issue *r)
@@ -272,15 +281,30 @@ void ppf_inflight_add(u32 id, pgoff_t first, unsigned long span,
 	ppf_inflight_pages += nr;
 }
 
+/*
+ * @f's pending prefetch is judged: its pages are no longer pending, and
+ * were read for nothing if it was @wasted.
+ */
+static void ppf_pending_judged(struct ppf_file *f, bool wasted)
+{
+	struct ppf_prefetch_state *st = &f->prefetch;
+
+	st->pending_seq = 0;
+	if (wasted) {
+		ppf_stat_inc(prefetch_wasted);
+		ppf_stat_add(pages_wasted, st->pending_pages);
+	}
+	WRITE_ONCE(ppf_pending_pages, ppf_pending_pages - st->pending_pages);
+	st->pending_pages = 0;
+}
+
 /* A prefetch whose file has not been opened since is wasted. */
 static void ppf_pending_retire(const struct ppf_issue *r)
 {
 	struct ppf_file *f = ppf_files_find_id(r->id);
 
-	if (f && f->prefetch.pending_seq == r->seq) {
-		f->prefetch.pending_seq = 0;
-		ppf_stat_inc(prefetch_wasted);
-	}
+	if (f && f->prefetch.pending_seq == r->seq)
+		ppf_pending_judged(f, true);
 }
 
 /**
@@ -323,6 +347,35 @@ void ppf_pending_add(struct ppf_file *f, u64 seq)
 }
 
 /**
+ * ppf_pending_read() - count pages read ahead for a file's pending prefetch
+ * @f: the file, with a prefetch pending (ppf_pending_add())
+ * @pages: pages just read ahead for it, not cached before
+ *
+ * A prefetch made again before the one pending was judged adds to it: the
+ * pages of both are judged with the later one.  The caller holds
+ * ppf_worker_mutex.
+ */
+void ppf_pending_read(struct ppf_file *f, unsigned long pages)
+{
+	lockdep_assert_held(&ppf_worker_mutex);
+	f->prefetch.pending_pages += pages;
+	WRITE_ONCE(ppf_pending_pages, ppf_pending_pages + pages);
+}
+
+/**
+ * ppf_prefetch_pending_pages() - pages read ahead for files not opened yet
+ *
+ * Those of the prefetches not judged yet (DOC: Readahead in flight); a
+ * page reclaimed since is still counted.  Read without ppf_worker_mutex.
+ *
+ * Return: the pages.
+ */
+unsigned long ppf_prefetch_pending_pages(void)
+{
+	return READ_ONCE(ppf_pending_pages);
+}
+
+/**
  * ppf_prefetch_opened() - a file was opened: was it prefetched for this?
  * @f: the file
  *
@@ -338,7 +391,7 @@ void ppf_prefetch_opened(struct ppf_file *f)
 			ppf_stat_inc(prefetch_late);
 			ppf_lookahead_late();
 		}
-		st->pending_seq = 0;
+		ppf_pending_judged(f, false);
 		ppf_stat_inc(prefetch_useful);
 		ppf_payoff_useful(ppf_sb_dev(f->sb),
 				  max_t(u32, st->pending_chunks, 1));
@@ -357,7 +410,7 @@ void ppf_prefetch_forget_file(struct ppf_file *f)
 {
 	lockdep_assert_held(&ppf_worker_mutex);
 	if (f->prefetch.pending_seq)
-		ppf_stat_inc(prefetch_wasted);
+		ppf_pending_judged(f, true);
 }
 
 /**
@@ -376,4 +429,7 @@ void ppf_prefetch_forget_all(void)
 	ppf_inflight_pages = 0;
 	ppf_pending_head = 0;
 	ppf_pending_tail = 0;
+	/* Every file was forgotten first (ppf_prefetch_forget_file()). */
+	WARN_ON_ONCE(ppf_pending_pages);
+	WRITE_ONCE(ppf_pending_pages, 0);
 }

@@ -203,6 +203,8 @@ extern struct mutex ppf_config_mutex;
  * @pages_cached: pages of predicted files found cached already
  * @prefetch_useful: prefetched files opened afterwards
  * @prefetch_wasted: prefetched files not opened in time
+ * @pages_wasted: pages read ahead for those (@pages_requested's share of
+ *	the prefetches that turned out wasted)
  * @prefetch_late: of @prefetch_useful, files opened before their readahead
  *	was done
  * @worker_ns: time the worker spent acting on events
@@ -265,6 +267,7 @@ struct ppf_stats {
 	u64 pages_cached;
 	u64 prefetch_useful;
 	u64 prefetch_wasted;
+	u64 pages_wasted;
 	u64 prefetch_late;
 	u64 worker_ns;
 	u64 worker_model_ns;
@@ -425,6 +428,7 @@ void ppf_event_release(struct ppf_event *ev);
  *	standing expects the file (0: none since its last open)
  * @pending_seq: event number of a prefetch not yet followed by an open
  * @pending_chunks: chunks read ahead for that prefetch so far
+ * @pending_pages: pages read ahead for it so far (not cached before)
  * @cached_first: first page of the range last found all in the page cache
  * @cached_span: pages of that range, before the end of file (0: none found)
  * @cached_pages: of which within the file then
@@ -438,7 +442,8 @@ void ppf_event_release(struct ppf_event *ev);
  * @plan_due: while @planned, the due of its entry in the plan, by which
  *	the plan finds it
  *
- * Owned by readahead.c, inflight.c (@pending_seq, @pending_chunks) and
+ * Owned by readahead.c, inflight.c (@pending_seq, @pending_chunks,
+ * @pending_pages) and
  * pacing.c (@planned, @plan_due, @predicted_due), under ppf_worker_mutex; zero in a
  * new entry.
  */
@@ -448,6 +453,7 @@ struct ppf_prefetch_state {
 	u64 predicted_due;
 	u64 pending_seq;
 	u32 pending_chunks;
+	u32 pending_pages;
 	pgoff_t cached_first;
 	u32 cached_span;
 	u32 cached_pages;
@@ -803,6 +809,8 @@ bool ppf_inflight_room(unsigned long nr, unsigned long limit);
 void ppf_inflight_add(u32 id, pgoff_t first, unsigned long span,
 		      unsigned long nr, u64 seq, struct address_space *mapping);
 void ppf_pending_add(struct ppf_file *f, u64 seq);
+void ppf_pending_read(struct ppf_file *f, unsigned long pages);
+unsigned long ppf_prefetch_pending_pages(void);
 bool ppf_prefetch_busy(void);
 bool ppf_prefetch_in_flight(void);
 unsigned long ppf_prefetch_retired(void);

@@ -528,10 +528,12 @@ static bool ppf_prefetch_file(struct ppf_session *ps, struct ppf_file *f,
 		if (!own)
 			ppf_pending_add(f, seq);
 	}
-	if (!own && st->pending_seq)
+	if (!own && st->pending_seq) {
 		st->pending_chunks++;	/* a read spared, if its open comes */
-	else	/* its open has come: a read its task is spared */
+		ppf_pending_read(f, chunk - cached);
+	} else {	/* its open has come: a read its task is spared */
 		ppf_payoff_useful(ppf_sb_dev(f->sb), 1);
+	}
 	*next = first + chunk < lk.end ? first + chunk : 0;
 	return true;
 }

@@ -80,6 +80,8 @@ TESTS: List[Test] = [
     Test("predict", "test_predict.sh", disks=("data",)),
     # A repeated prediction costs no plan entry, decode or readahead call.
     Test("repeat", "test_repeat.sh", disks=("data",)),
+    # The pages read ahead for files not opened yet, and for those wasted.
+    Test("unused", "test_unused.sh", disks=("data",)),
     Test("sysctl", "test_sysctl.sh"),
     Test("ppfctl", "test_ppfctl.sh", disks=("data",)),
     # Train, save, reboot, load: the first cold run after boot gains as

@@ -196,9 +196,15 @@ class GuestCountersTest(unittest.TestCase):
             self.assertEqual((k["worker_model_per_open"], k["worker_decode_per_open"]),
                              (500, 200))
             self.assertNotIn("worker_lookup_per_open", k)
-            self.assertIn("| epcm | 1000 | - | - | - | - | 2.0 | 2,000 | 2,000 | 500 / 200 / - |",
+            self.assertIn("| epcm | 1000 | - | - | - | - | - | 2.0 | 2,000 | 2,000 | 500 / 200 / - |",
                           report.worker_table({"rows": [{"config": "epcm", "label": "epcm",
                                                          "ppf_run": k}]}))
+            # prefetches and the KiB they read, with the wasted part of each
+            w = dict(k, prefetch_issued=10, prefetch_wasted=3, pages_requested=100,
+                     pages_wasted=10)
+            self.assertIn("| - | 10 (3) | 400 (40) | 2.0 |",
+                          report.worker_table({"rows": [{"config": "epcm", "label": "epcm",
+                                                         "ppf_run": w}]}))
             # readahead's clock time past the CPU time: the worker slept in
             # it, and what it did outside is not known (not 0)
             (d / "cold-1.ppf-before.txt").write_text(

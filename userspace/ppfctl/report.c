@@ -11,6 +11,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "report.h"
 #include "tunables.h"
 
@@ -55,6 +56,14 @@ static double ppf_events_rate(const struct ppf_sample *s)
 }
 
 /* The share of decided prefetches that were opened; -1 if none decided. */
+/* KiB in a page: the statistics count pages. */
+static uint64_t ppf_page_kb(void)
+{
+	long size = sysconf(_SC_PAGESIZE);
+
+	return size > 0 ? (uint64_t)size / 1024 : 4;
+}
+
 static double ppf_hit_rate(const struct ppf_counters *cs)
 {
 	uint64_t used = ppf_counter(cs, "prefetch_useful");
@@ -174,6 +183,9 @@ static void ppf_status_words(FILE *out, const struct ppf_sample *s)
 		fprintf(out, "; hit rate %.1f %% of prefetched files were opened\n", hit);
 	else
 		fprintf(out, "; no prefetched file has been judged used or wasted yet\n");
+	fprintf(out, "            %" PRIu64 " KiB read ahead for files not opened yet, %" PRIu64 " KiB for the wasted ones\n",
+		ppf_counter(cs, "pages_pending") * ppf_page_kb(),
+		ppf_counter(cs, "pages_wasted") * ppf_page_kb());
 	fprintf(out, "worker:     %.3f s of CPU (model %.3f s)\n",
 		ppf_counter(cs, "worker_cpu_ns") / 1e9,
 		ppf_counter(cs, "worker_model_ns") / 1e9);

@@ -6,7 +6,7 @@
 # a module that is not loaded (a clear message, exit 1).
 . /ppf/guest/lib.sh
 
-plan 46
+plan 47
 CTL=/ppf/ppfctl
 
 run $CTL status
@@ -91,6 +91,10 @@ check "status: prefetches issued as the kernel counts them" has "$out" "^prefetc
 check "status: predictions, repeats and restates as the kernel counts them" has "$out" \
 	"^predictions: $(stat_of predictions) news ($(stat_of predictions_repeated) of them for an event a standing one already expects); everything named again $(stat_of restates) times$"
 check "status: used and wasted" has "$out" "$(stat_of prefetch_useful) used, $(stat_of prefetch_wasted) wasted"
+# Right after A: B, C and D are read ahead and not opened (pages_pending).
+kb=4	# KiB a page on x86-64, the test kernels' arch
+check "status: what is read ahead for files not opened yet, and wasted" has "$out" \
+	"^ *$(($(stat_of pages_pending) * kb)) KiB read ahead for files not opened yet, $(($(stat_of pages_wasted) * kb)) KiB for the wasted ones$"
 check "status: memory against the budget" has "$out" "^memory: .* of patterns in .* allocated (budget .*, .* % of it used)"
 if [ "$(stat_of meta_learned)" -gt 0 ] || [ "$(stat_of lookups)" -gt 0 ]; then
 	check "status: metadata blocks and lookups as the kernel counts them" has "$out" \
