@@ -41,8 +41,10 @@ unsigned int ppf_sb_watched(void);
 bool ppf_hooks_read_fallback(void);
 int ppf_sb_set_types(const char *types);
 unsigned long ppf_page_cache_removals(dev_t dev, u64 ino);
-unsigned long ppf_page_cache_removals_all(void);
-unsigned long ppf_page_cache_removals_of(struct address_space *mapping);
+unsigned long ppf_page_cache_removals_of(struct address_space *mapping,
+					 unsigned long *quiet);
+bool ppf_page_cache_mark(void);
+unsigned long ppf_page_cache_quiet(void);
 unsigned int ppf_meta_take(struct block_device *bdev, sector_t *sector);
 
 /**

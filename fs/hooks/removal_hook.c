@@ -29,9 +29,21 @@
  * lock: any removal from the mapping is then either counted and complete,
  * or not yet begun and will move the count.
  *
- * A count of every removal, all files together, tells the worker whether
- * anything may have left the cache since it last looked: while it has not
- * moved, every file found cached still is (ppf_page_cache_removals_all()).
+ * Summing a bucket's count reads one counter per possible CPU (64 loads
+ * on a 64-CPU machine, 1 on the bench's one-CPU guest), at every
+ * prediction of a file known cached.  Most of the time nothing at all has
+ * left any page cache lately: the probe also sets a flag, which the worker
+ * clears once per batch of events (ppf_page_cache_mark()), moving a
+ * generation of quiet when it found it set.  A file found cached while the
+ * flag was clear is known cached still while the generation has not moved
+ * and the flag is clear (ppf_page_cache_quiet()): two loads, whatever the
+ * number of CPUs.  The flag is read under the mapping's i_pages lock with
+ * the count, so the same argument holds: a removal from the mapping is
+ * either complete before the look, or sets the flag (or finds it set, and
+ * the next mark moves the generation) after it.  The probe reads the flag
+ * before it writes it: a set flag's cache line is not written again by
+ * every removal.  Whether anything was removed since the last mark is also
+ * what tells the worker to have the models name everything again.
  *
  * While the module is disabled nothing is counted; starting again moves
  * the count by one, so nothing remembered before counts as current.
@@ -49,7 +61,10 @@ static bool ppf_reg_removal;
 #define PPF_REMOVAL_BITS	8
 #define PPF_REMOVAL_BUCKETS	BIT(PPF_REMOVAL_BITS)
 static DEFINE_PER_CPU(unsigned long [PPF_REMOVAL_BUCKETS], ppf_removals);
-static DEFINE_PER_CPU(unsigned long, ppf_removals_all);
+/* Set by a removal, cleared by ppf_page_cache_mark() (DOC: Removal hook). */
+static int ppf_removed;
+/* Marks that found ppf_removed set (the worker's only); 0 is never one. */
+static unsigned long ppf_quiet_gen = 1;
 /* Moved at each start: what was remembered before is not current. */
 static atomic_long_t ppf_removal_starts;
 
@@ -71,7 +86,8 @@ static void ppf_probe_removal(void *data, struct folio *folio)
 
 	this_cpu_inc(ppf_removals[ppf_removal_bucket(ppf_removal_dev(host),
 						     host->i_ino)]);
-	this_cpu_inc(ppf_removals_all);
+	if (!READ_ONCE(ppf_removed))
+		WRITE_ONCE(ppf_removed, 1);
 }
 
 static void ppf_find_removal_tracepoint(struct tracepoint *tp, void *priv)
@@ -106,6 +122,7 @@ int ppf_removal_hook_start(void)
 	ppf_reg_removal = !err;
 	/* What was remembered while nothing was counted is not current. */
 	atomic_long_inc(&ppf_removal_starts);
+	WRITE_ONCE(ppf_removed, 1);
 	return err;
 }
 
@@ -128,20 +145,24 @@ bool ppf_removal_hook_stop(void)
 /**
  * ppf_page_cache_removals_of() - the removal count, as seen by a mapping
  * @mapping: the page cache about to be looked at
+ * @quiet: set to ppf_page_cache_quiet() at the same moment
  *
  * Read under @mapping's i_pages lock (see DOC: Removal hook): if no folio
  * is missing from @mapping when it is walked afterwards, any later removal
- * from it moves the count past the value returned.
+ * from it moves the count past the value returned, and makes
+ * ppf_page_cache_quiet() differ from *@quiet.  The caller is the worker.
  *
  * Return: ppf_page_cache_removals() of the mapping's file.
  */
-unsigned long ppf_page_cache_removals_of(struct address_space *mapping)
+unsigned long ppf_page_cache_removals_of(struct address_space *mapping,
+					 unsigned long *quiet)
 {
 	const struct inode *host = mapping->host;
 	unsigned long n;
 
 	xa_lock_irq(&mapping->i_pages);
 	n = ppf_page_cache_removals(ppf_removal_dev(host), host->i_ino);
+	*quiet = ppf_page_cache_quiet();
 	xa_unlock_irq(&mapping->i_pages);
 	return n;
 }
@@ -167,18 +188,34 @@ unsigned long ppf_page_cache_removals(dev_t dev, u64 ino)
 }
 
 /**
- * ppf_page_cache_removals_all() - the removal count of every file together
+ * ppf_page_cache_mark() - begin a quiet generation if anything was removed
  *
- * Return: the number of folios removed so far (while counting) from any
- * page cache, plus one per start: while it has not moved, no file has lost
- * a page.
+ * Once per batch of the worker's events, which alone calls this and
+ * ppf_page_cache_quiet().
+ *
+ * Return: true if a folio left some page cache (or counting started) since
+ * the last mark: the generation moved.
  */
-unsigned long ppf_page_cache_removals_all(void)
+bool ppf_page_cache_mark(void)
 {
-	unsigned long n = atomic_long_read(&ppf_removal_starts);
-	int cpu;
+	if (!READ_ONCE(ppf_removed))
+		return false;
+	WRITE_ONCE(ppf_removed, 0);
+	/* Cleared before anything the worker looks at next. */
+	smp_mb();
+	ppf_quiet_gen++;
+	return true;
+}
 
-	for_each_possible_cpu(cpu)
-		n += READ_ONCE(per_cpu(ppf_removals_all, cpu));
-	return n;
+/**
+ * ppf_page_cache_quiet() - the generation of quiet, if nothing left since its mark
+ *
+ * Return: 0 if a folio left some page cache since the last
+ * ppf_page_cache_mark(); else that mark's generation, which moves at the
+ * next mark that finds a removal: while a value returned is returned
+ * again, nothing has left any page cache.
+ */
+unsigned long ppf_page_cache_quiet(void)
+{
+	return READ_ONCE(ppf_removed) ? 0 : ppf_quiet_gen;
 }

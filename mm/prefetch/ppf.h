@@ -433,6 +433,8 @@ void ppf_event_release(struct ppf_event *ev);
  * @cached_span: pages of that range, before the end of file (0: none found)
  * @cached_pages: of which within the file then
  * @cached_removals: page-cache removal count when it was found cached
+ * @cached_quiet: ppf_page_cache_quiet() then (0: something had been
+ *	removed since the last mark)
  * @cached_use_gen: the file's use_gen when the range wanted was last
  *	worked out and was the one found cached: while it has not moved, nor
  *	the sysctls below, the range wanted is the same
@@ -458,6 +460,7 @@ struct ppf_prefetch_state {
 	u32 cached_span;
 	u32 cached_pages;
 	unsigned long cached_removals;
+	unsigned long cached_quiet;
 	u32 cached_use_gen;
 	u32 cached_max_kb;
 	u32 cached_default_kb;

@@ -165,7 +165,10 @@ static unsigned long ppf_prefetch_range(unsigned long wanted, pgoff_t first,
  * @f: the file
  *
  * Its pages were found all cached at its last look, and no folio has left
- * the page cache of its bucket since (DOC: Removal hook).  Unlike
+ * the page cache of its bucket since (DOC: Removal hook): asked first of
+ * the generation of quiet, which says so for every file at once in two
+ * loads while nothing has left any page cache, then of the bucket's
+ * count, one load per possible CPU.  Unlike
  * ppf_known_cached(), the range wanted is not worked out again: this is
  * for a prediction that repeats the one that looked.  The caller holds
  * ppf_worker_mutex.
@@ -177,7 +180,11 @@ bool ppf_prefetch_still_cached(struct ppf_file *f)
 	const struct ppf_prefetch_state *st = &f->prefetch;
 
 	lockdep_assert_held(&ppf_worker_mutex);
-	return st->cached_span && st->cached_removals ==
+	if (!st->cached_span)
+		return false;
+	if (st->cached_quiet && st->cached_quiet == ppf_page_cache_quiet())
+		return true;
+	return st->cached_removals ==
 	       ppf_page_cache_removals(ppf_sb_dev(f->sb), f->ino);
 }
 
@@ -400,7 +407,7 @@ static unsigned long ppf_look_at(struct ppf_file *f, struct inode *inode,
 {
 	struct ppf_prefetch_state *st = &f->prefetch;
 	struct address_space *mapping = inode->i_mapping;
-	unsigned long wanted, nr, chunk, removals;
+	unsigned long wanted, nr, chunk, removals, quiet;
 	u32 use_gen, max_kb, default_kb;
 
 	/* Read before the range: a change meanwhile makes it stale, not lost. */
@@ -410,7 +417,7 @@ static unsigned long ppf_look_at(struct ppf_file *f, struct inode *inode,
 	wanted = ppf_wanted_range(f, &lk->start, &lk->map);
 	nr = ppf_prefetch_range(wanted, lk->start, inode);
 	lk->end = lk->start + nr;
-	removals = ppf_page_cache_removals_of(mapping);
+	removals = ppf_page_cache_removals_of(mapping, &quiet);
 	lk->cached = 0;
 	chunk = ppf_next_chunk(mapping, f, lk->start, nr, lk->map, next,
 			       &lk->first, &lk->cached);
@@ -419,6 +426,7 @@ static unsigned long ppf_look_at(struct ppf_file *f, struct inode *inode,
 		st->cached_span = wanted;
 		st->cached_pages = nr;
 		st->cached_removals = removals;
+		st->cached_quiet = quiet;
 		st->cached_use_gen = use_gen;
 		st->cached_max_kb = max_kb;
 		st->cached_default_kb = default_kb;

@@ -12,7 +12,7 @@
  * news, the rest stands in the plan already).  What the worker decided for
  * a standing prediction holds while the file's pages stay cached and the
  * plan keeps it: when anything has left the page cache since the last
- * batch (ppf_page_cache_removals_all()), or the plan drops files for want
+ * batch (ppf_page_cache_mark()), or the plan drops files for want
  * of room or memory, the models are told to name everything again
  * (ppf_domains_restate()), and each file is judged afresh.  The model and the
  * file table are changed only under ppf_worker_mutex, which the worker holds
@@ -40,8 +40,6 @@
 
 static struct ppf_domains *ppf_domains;	/* the models; under ppf_worker_mutex */
 static u64 ppf_seq;	/* opens and execs fed to the model; same lock */
-/* ppf_page_cache_removals_all() when the last batch began; same lock */
-static unsigned long ppf_removals_seen;
 static struct kthread_worker *ppf_worker;
 static struct ppf_event ppf_batch[PPF_BATCH];	/* the worker's only */
 static struct ppf_prediction ppf_predictions[PPF_MAX_PREDICTIONS];
@@ -171,13 +169,9 @@ static void ppf_restate(void)
  */
 static void ppf_restate_if_removed(void)
 {
-	unsigned long removals = ppf_page_cache_removals_all();
-
 	lockdep_assert_held(&ppf_worker_mutex);
-	if (removals == ppf_removals_seen)
-		return;
-	ppf_removals_seen = removals;
-	ppf_restate();
+	if (ppf_page_cache_mark())
+		ppf_restate();
 }
 
 /*
