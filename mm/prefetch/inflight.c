@@ -12,6 +12,15 @@
  * PPF_WASTE_EVENTS pass without its open (wasted).  Both are rings of
  * fixed size, in event order; a full ring lets its oldest record go.
  *
+ * The events are everyone's, and a prediction is a few of its own
+ * context's events ahead: where other tasks open files meanwhile (a build
+ * beside a program's start-up) 1,024 events pass before a prefetch's open
+ * comes, and it was early, not wasted, as long as its pages are still
+ * there.  So a prefetch not opened in time whose file's bucket of the page
+ * caches has lost nothing since (DOC: Removal hook) is judged again
+ * PPF_WASTE_EVENTS later (prefetch_early), up to PPF_WASTE_REARMS times,
+ * while the ring is less than half full.
+ *
  * The pages read ahead for a pending file are counted with it until it is
  * judged: what prefetching holds in the page cache that no task has asked
  * for yet (pages_pending; some may have been reclaimed since), and, for
@@ -30,6 +39,8 @@
 #define PPF_WASTE_EVENTS	1024
 #define PPF_INFLIGHT_RECORDS	256
 #define PPF_PENDING_RECORDS	1024
+/* Times a prefetch whose pages are still cached is judged again. */
+#define PPF_WASTE_REARMS	7
 
 /*
  * One readahead started: the pages it covers, @first and @span, and how
@@ -46,6 +57,7 @@ struct ppf_issue {
 	unsigned long span;
 	unsigned long nr;
 	u64 seq;
+	u64 due;
 	struct folio *watch;
 };
 
@@ -307,6 +319,32 @@ static void ppf_pending_retire(const struct ppf_issue *r)
 		ppf_pending_judged(f, true);
 }
 
+/*
+ * The prefetch recorded in @r is due at @seq, its file not opened: wasted,
+ * unless nothing can have left its page cache since (DOC: Readahead in
+ * flight), when it is judged again later.
+ */
+static void ppf_pending_due(struct ppf_issue r, u64 seq)
+{
+	struct ppf_file *f = ppf_files_find_id(r.id);
+	struct ppf_prefetch_state *st;
+
+	if (!f || f->prefetch.pending_seq != r.seq)
+		return;
+	st = &f->prefetch;
+	if (st->pending_rearms < PPF_WASTE_REARMS &&
+	    ppf_pending_tail - ppf_pending_head < PPF_PENDING_RECORDS / 2 &&
+	    st->pending_removals ==
+	    ppf_page_cache_removals(ppf_sb_dev(f->sb), f->ino)) {
+		st->pending_rearms++;
+		r.due = seq + PPF_WASTE_EVENTS;
+		ppf_pending[ppf_pending_tail++ % PPF_PENDING_RECORDS] = r;
+		ppf_stat_inc(prefetch_early);
+		return;
+	}
+	ppf_pending_judged(f, true);
+}
+
 /**
  * ppf_prefetch_reap() - count prefetches that turned out wasted
  * @seq: the current event number
@@ -319,10 +357,11 @@ void ppf_prefetch_reap(u64 seq)
 	while (ppf_pending_head != ppf_pending_tail) {
 		struct ppf_issue *r = &ppf_pending[ppf_pending_head % PPF_PENDING_RECORDS];
 
-		if (r->seq + PPF_WASTE_EVENTS > seq)
+		if (r->due > seq)
 			break;
-		ppf_pending_retire(r);
+		/* A copy: judged again, it may go where @r is. */
 		ppf_pending_head++;
+		ppf_pending_due(*r, seq);
 	}
 }
 
@@ -341,9 +380,13 @@ void ppf_pending_add(struct ppf_file *f, u64 seq)
 	if (ppf_pending_tail - ppf_pending_head == PPF_PENDING_RECORDS)
 		ppf_pending_retire(&ppf_pending[ppf_pending_head++ % PPF_PENDING_RECORDS]);
 	ppf_pending[ppf_pending_tail++ % PPF_PENDING_RECORDS] =
-		(struct ppf_issue){ .id = f->id, .seq = seq };
+		(struct ppf_issue){ .id = f->id, .seq = seq,
+				    .due = seq + PPF_WASTE_EVENTS };
 	f->prefetch.pending_seq = seq;
 	f->prefetch.pending_chunks = 0;
+	f->prefetch.pending_rearms = 0;
+	f->prefetch.pending_removals =
+		ppf_page_cache_removals(ppf_sb_dev(f->sb), f->ino);
 }
 
 /**

@@ -203,6 +203,8 @@ extern struct mutex ppf_config_mutex;
  * @pages_cached: pages of predicted files found cached already
  * @prefetch_useful: prefetched files opened afterwards
  * @prefetch_wasted: prefetched files not opened in time
+ * @prefetch_early: prefetches not opened in time whose pages could not
+ *	have left the cache, judged again later (inflight.c)
  * @pages_wasted: pages read ahead for those (@pages_requested's share of
  *	the prefetches that turned out wasted)
  * @prefetch_late: of @prefetch_useful, files opened before their readahead
@@ -267,6 +269,7 @@ struct ppf_stats {
 	u64 pages_cached;
 	u64 prefetch_useful;
 	u64 prefetch_wasted;
+	u64 prefetch_early;
 	u64 pages_wasted;
 	u64 prefetch_late;
 	u64 worker_ns;
@@ -429,6 +432,8 @@ void ppf_event_release(struct ppf_event *ev);
  * @pending_seq: event number of a prefetch not yet followed by an open
  * @pending_chunks: chunks read ahead for that prefetch so far
  * @pending_pages: pages read ahead for it so far (not cached before)
+ * @pending_removals: its bucket's page-cache removal count then
+ * @pending_rearms: times it was judged again, its pages still cached
  * @cached_first: first page of the range last found all in the page cache
  * @cached_span: pages of that range, before the end of file (0: none found)
  * @cached_pages: of which within the file then
@@ -445,7 +450,7 @@ void ppf_event_release(struct ppf_event *ev);
  *	the plan finds it
  *
  * Owned by readahead.c, inflight.c (@pending_seq, @pending_chunks,
- * @pending_pages) and
+ * @pending_pages, @pending_removals, @pending_rearms) and
  * pacing.c (@planned, @plan_due, @predicted_due), under ppf_worker_mutex; zero in a
  * new entry.
  */
@@ -456,6 +461,8 @@ struct ppf_prefetch_state {
 	u64 pending_seq;
 	u32 pending_chunks;
 	u32 pending_pages;
+	unsigned long pending_removals;
+	u32 pending_rearms;
 	pgoff_t cached_first;
 	u32 cached_span;
 	u32 cached_pages;

@@ -79,6 +79,7 @@ static int ppf_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "pages_cached %llu\n", s.pages_cached);
 	seq_printf(m, "prefetch_useful %llu\n", s.prefetch_useful);
 	seq_printf(m, "prefetch_wasted %llu\n", s.prefetch_wasted);
+	seq_printf(m, "prefetch_early %llu\n", s.prefetch_early);
 	seq_printf(m, "pages_wasted %llu\n", s.pages_wasted);
 	seq_printf(m, "pages_pending %lu\n", ppf_prefetch_pending_pages());
 	seq_printf(m, "prefetch_late %llu\n", s.prefetch_late);
