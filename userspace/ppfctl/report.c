@@ -183,9 +183,10 @@ static void ppf_status_words(FILE *out, const struct ppf_sample *s)
 		fprintf(out, "; hit rate %.1f %% of prefetched files were opened\n", hit);
 	else
 		fprintf(out, "; no prefetched file has been judged used or wasted yet\n");
-	fprintf(out, "            %" PRIu64 " KiB read ahead for files not opened yet, %" PRIu64 " KiB for the wasted ones\n",
+	fprintf(out, "            %" PRIu64 " KiB read ahead for files not opened yet, %" PRIu64 " KiB for the wasted ones; %" PRIu64 " judged early, not wasted, their pages still cached\n",
 		ppf_counter(cs, "pages_pending") * ppf_page_kb(),
-		ppf_counter(cs, "pages_wasted") * ppf_page_kb());
+		ppf_counter(cs, "pages_wasted") * ppf_page_kb(),
+		ppf_counter(cs, "prefetch_early"));
 	fprintf(out, "worker:     %.3f s of CPU (model %.3f s)\n",
 		ppf_counter(cs, "worker_cpu_ns") / 1e9,
 		ppf_counter(cs, "worker_model_ns") / 1e9);

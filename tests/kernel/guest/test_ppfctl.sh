@@ -94,7 +94,7 @@ check "status: used and wasted" has "$out" "$(stat_of prefetch_useful) used, $(s
 # Right after A: B, C and D are read ahead and not opened (pages_pending).
 kb=4	# KiB a page on x86-64, the test kernels' arch
 check "status: what is read ahead for files not opened yet, and wasted" has "$out" \
-	"^ *$(($(stat_of pages_pending) * kb)) KiB read ahead for files not opened yet, $(($(stat_of pages_wasted) * kb)) KiB for the wasted ones$"
+	"^ *$(($(stat_of pages_pending) * kb)) KiB read ahead for files not opened yet, $(($(stat_of pages_wasted) * kb)) KiB for the wasted ones; $(stat_of prefetch_early) judged early, not wasted, their pages still cached$"
 check "status: memory against the budget" has "$out" "^memory: .* of patterns in .* allocated (budget .*, .* % of it used)"
 if [ "$(stat_of meta_learned)" -gt 0 ] || [ "$(stat_of lookups)" -gt 0 ]; then
 	check "status: metadata blocks and lookups as the kernel counts them" has "$out" \
