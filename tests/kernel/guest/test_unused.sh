@@ -45,16 +45,20 @@ premise "after A again, B, C and D were read ahead" \
 	eq "$(resident_kb B)$(resident_kb C)$(resident_kb D)" 256256256
 pending=$(stat_of pages_pending) files=$(stat_of prefetch_wasted)
 early=$(stat_of prefetch_early)
-opens() {
+opens() {	# $1 opens of X, 100 at a time, each hundred taken before the next
 	i=0
 	while [ $i -lt "$1" ]; do
 		: < X
 		i=$((i + 1))
+		[ $((i % 100)) = 0 ] && settle 0
 	done
 	settle 0
 }
+dropped0=$(stat_of dropped_ring_full)
 opens 1100
 echo "prefetch_early $early -> $(stat_of prefetch_early), prefetch_wasted $files -> $(stat_of prefetch_wasted), pages_pending $pending -> $(stat_of pages_pending)"
+premise "every open reached the worker (none dropped, the ring full)" \
+	eq "$(stat_of dropped_ring_full)" "$dropped0"
 check "1024 events on, their pages still cached: B, C and D judged early" \
 	ge "$(stat_of prefetch_early)" $((early + 3))
 check "early: not wasted, and their pages still pending" \
