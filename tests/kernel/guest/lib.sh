@@ -97,6 +97,19 @@ now_ms() {
 	echo $(($(ppf-clock) / 1000000))
 }
 
+# The end of a test on the data disk at /mnt: the held descriptors closed,
+# the file system unmounted with the module loaded and the module unloaded
+# (two checks), then the totals (finish).
+finish_unloaded() {
+	release
+	cd /
+	umount /mnt
+	check "file system unmounts with the module loaded" eq $? 0
+	rmmod predictive_prefetch
+	check "module unloads" eq $? 0
+	finish
+}
+
 finish() {
 	failed=$((failed + broken))
 	if [ -z "$planned" ]; then
@@ -187,6 +200,18 @@ always_prefetch() {
 # sweeps themselves.
 model_only() {
 	set_ppf sweep 0
+}
+
+# trained_cold: the model's predictions alone, every one acted on
+# (always_prefetch, model_only), enabled and trained (train), then every
+# page cache dropped: what the tests of one prefetch start from.
+trained_cold() {
+	always_prefetch
+	model_only
+	set_ppf enabled 1
+	train
+	settle
+	drop_caches
 }
 
 # Write VALUE to sysctl NAME; succeeds only if the kernel accepted it.

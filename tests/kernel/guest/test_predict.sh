@@ -754,10 +754,4 @@ fi
 check "skipped_cached_known is a part of skipped_cached" \
 	le "$(stat_of skipped_cached_known)" "$(stat_of skipped_cached)"
 
-release
-cd /
-umount /mnt
-check "file system unmounts with the module loaded" eq $? 0
-rmmod predictive_prefetch
-check "module unloads" eq $? 0
-finish
+finish_unloaded

@@ -16,12 +16,7 @@ mount_data /mnt || bail "mount"
 load_ppf || bail "insmod"
 cd /mnt
 hold B C D X G Q
-always_prefetch
-model_only
-set_ppf enabled 1
-train
-settle
-drop_caches
+trained_cold
 
 T=/sys/kernel/tracing
 echo 1 > $T/events/predictive_prefetch/enable
@@ -86,10 +81,4 @@ echo "after P: $dec looks, $looked files looked at, G in $chunks chunks, G $(res
 premise "G was read ahead in its four chunks" eq "$chunks $(resident_kb G)" "4 1024"
 check "chunks: one look per file looked at, not per chunk" eq "$dec" "$looked"
 
-release
-cd /
-umount /mnt
-check "file system unmounts with the module loaded" eq $? 0
-rmmod predictive_prefetch
-check "module unloads" eq $? 0
-finish
+finish_unloaded

@@ -14,12 +14,7 @@ mount_data /mnt || bail "mount"
 load_ppf || bail "insmod"
 cd /mnt
 hold B C D X
-always_prefetch
-model_only
-set_ppf enabled 1
-train
-settle
-drop_caches
+trained_cold
 
 pending0=$(stat_of pages_pending) wasted0=$(stat_of pages_wasted)
 cat A > /dev/null
@@ -71,10 +66,4 @@ check "their pages dropped: B, C and D judged wasted" ge "$(stat_of prefetch_was
 check "wasted: their 192 pages counted in pages_wasted" ge "$(stat_of pages_wasted)" $((wasted0 + 192))
 check "wasted: their pages are pending no more" le "$(stat_of pages_pending)" $((pending - 192))
 check "pages_wasted is a part of pages_requested" le "$(stat_of pages_wasted)" "$(stat_of pages_requested)"
-release
-cd /
-umount /mnt
-check "file system unmounts with the module loaded" eq $? 0
-rmmod predictive_prefetch
-check "module unloads" eq $? 0
-finish
+finish_unloaded
