@@ -31,7 +31,8 @@ RUN_COUNTERS = ("events_open", "events_exec", "events_read", "predictions",
                 "prefetch_issued", "pages_requested",
                 "page_map_runs", "opened_planned",
                 "prefetch_useful", "prefetch_wasted", "prefetch_early", "pages_wasted",
-                "worker_ns", "worker_model_ns", "worker_readahead_ns", "worker_decode_ns", "worker_lookup_ns", "lookups",
+                "worker_ns", "worker_model_ns", "worker_readahead_ns", "worker_decode_ns",
+                "worker_lookup_ns", "lookups",
                 "worker_cpu_ns", "hook_open_ns", "hook_read_ns",
                 # the guest's (run-experiment.sh's stats_to): /proc/stat's
                 # context switches and CPU ticks of 10 ms, the worker's switches
@@ -337,18 +338,13 @@ def table(s: Dict[str, Any]) -> str:
     return "\n".join(out)
 
 
-def decodes_cell(k: Dict[str, float]) -> str:
-    """The handles decoded, and in brackets the files judged by their inode
-    instead (decodes_spared; not in runs of a module before it)."""
-    d = cell(k.get("decodes"), "{:,.0f}")
-    return d if k.get("decodes_spared") is None else f"{d} ({k['decodes_spared']:,.0f})"
-
-
-def wasted_cell(k: Dict[str, float], total: str, wasted: str, scale: float = 1) -> str:
-    """A count, and in brackets the part of it wasted (not in runs of a
-    module that does not count it)."""
+def part_cell(k: Dict[str, float], total: str, part: str, scale: float = 1) -> str:
+    """A counter, and in brackets another that qualifies it (decodes and the
+    files judged by their inode instead, prefetches and the wasted ones);
+    the brackets are left out for a run of a module that does not count
+    the other."""
     t = cell(k[total] * scale if total in k else None, "{:,.0f}")
-    return t if k.get(wasted) is None else f"{t} ({k[wasted] * scale:,.0f})"
+    return t if k.get(part) is None else f"{t} ({k[part] * scale:,.0f})"
 
 
 def worker_table(s: Dict[str, Any]) -> str:
@@ -366,8 +362,9 @@ def worker_table(s: Dict[str, Any]) -> str:
         out.append("| " + " | ".join([
             r["label"], cell(k.get("events_open", 0) + k.get("events_exec", 0), "{:.0f}"),
             cell(k.get("predictions"), "{:.0f}"), cell(k.get("predictions_repeated"), "{:.0f}"),
-            decodes_cell(k), wasted_cell(k, "prefetch_issued", "prefetch_wasted"),
-            wasted_cell(k, "pages_requested", "pages_wasted", PAGE_KB),
+            part_cell(k, "decodes", "decodes_spared"),
+            part_cell(k, "prefetch_issued", "prefetch_wasted"),
+            part_cell(k, "pages_requested", "pages_wasted", PAGE_KB),
             cell(k["worker_cpu_ns"] / 1e6 if "worker_cpu_ns" in k else None, "{:.1f}"),
             cell(k.get("worker_insns_per_open"), "{:,.0f}"),
             cell(k.get("worker_insns_per_open_outside_readahead"), "{:,.0f}"),

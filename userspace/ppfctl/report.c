@@ -55,7 +55,6 @@ static double ppf_events_rate(const struct ppf_sample *s)
 	       ppf_rate(s, "events_read");
 }
 
-/* The share of decided prefetches that were opened; -1 if none decided. */
 /* KiB in a page: the statistics count pages. */
 static uint64_t ppf_page_kb(void)
 {
@@ -64,6 +63,7 @@ static uint64_t ppf_page_kb(void)
 	return size > 0 ? (uint64_t)size / 1024 : 4;
 }
 
+/* The share of decided prefetches that were opened; -1 if none decided. */
 static double ppf_hit_rate(const struct ppf_counters *cs)
 {
 	uint64_t used = ppf_counter(cs, "prefetch_useful");
