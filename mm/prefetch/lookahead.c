@@ -25,6 +25,20 @@
  * that a hot cache after a cold one soon stops paying for depth, and
  * probes are rare because each costs about as much as three shallow opens.
  *
+ * Below shallow there is hot: a window in which no readahead started,
+ * nothing left any page cache (no restate) and which ends with nothing
+ * planned or in flight had every prediction found cached or skipped, so
+ * the next opens ask for PPF_HOT_DEPTH files only.  Where every open is a
+ * surprise (a workload in an order never seen twice), each one makes a
+ * chain afresh and has each of its files judged, all found cached: at
+ * PPF_SHALLOW that was most of what the worker spent in a hot cache.  Hot
+ * ends at once, not at the window's end, when a readahead starts (a file
+ * predicted, swept or opened was not all cached) or a restate is due:
+ * what it costs is the lead of the first file found uncached after a hot
+ * stretch, predicted PPF_HOT_DEPTH opens ahead rather than PPF_SHALLOW;
+ * the next open asks for PPF_SHALLOW again, and the model adds the files
+ * of the chain past PPF_HOT_DEPTH as news.
+ *
  * Measured by experiments (python3 -m eval.harness run EXPERIMENT
  * --report): ablation-glimpse-hdd2001 and ablation-pystart-hdd2001, each
  * against lookahead 16 (what depth gains on the paper's disk, and on flash
@@ -38,15 +52,25 @@
 #define PPF_PROBE_EVERY		64
 #define PPF_WINDOW		32
 #define PPF_DEEP_MIN		2	/* deep files read ahead per window to stay deep */
+#define PPF_HOT_DEPTH		4	/* files asked for while the cache holds all */
 
-static bool ppf_deep;			/* under ppf_worker_mutex */
+static bool ppf_deep, ppf_hot;		/* under ppf_worker_mutex */
 static unsigned int ppf_window_events, ppf_window_paid, ppf_window_late;
+static bool ppf_window_cold;	/* a readahead started or a restate came */
 
 static void ppf_window_start(void)
 {
 	ppf_window_events = 0;
 	ppf_window_paid = 0;
 	ppf_window_late = 0;
+	ppf_window_cold = false;
+}
+
+/* Something was not cached: hot ends now, and the window is not hot. */
+static void ppf_window_not_hot(void)
+{
+	ppf_hot = false;
+	ppf_window_cold = true;
 }
 
 /**
@@ -62,23 +86,43 @@ unsigned int ppf_lookahead(u64 seq)
 	unsigned int max = READ_ONCE(ppf_config.lookahead);
 
 	lockdep_assert_held(&ppf_worker_mutex);
-	if (ppf_deep || !(seq % PPF_PROBE_EVERY))
+	if (ppf_deep || !(seq % PPF_PROBE_EVERY)) {
+		ppf_stat_inc(opens_deep);
 		return max;
+	}
+	if (ppf_hot) {
+		ppf_stat_inc(opens_hot);
+		return min_t(unsigned int, max, PPF_HOT_DEPTH);
+	}
 	return min_t(unsigned int, max, PPF_SHALLOW);
 }
 
 /**
- * ppf_lookahead_paid() - a file predicted past the shallow depth was read
- * ahead
+ * ppf_lookahead_started() - a planned file's first chunk was read ahead
+ * @deep: the file was predicted past the shallow depth
  *
  * Called when its first chunk starts (pacing.c), so that files found
- * cached, skipped, or never reached do not count.  The caller holds
- * ppf_worker_mutex.
+ * cached, skipped, or never reached do not count.  Ends hot.  The caller
+ * holds ppf_worker_mutex.
  */
-void ppf_lookahead_paid(void)
+void ppf_lookahead_started(bool deep)
 {
 	lockdep_assert_held(&ppf_worker_mutex);
-	ppf_window_paid++;
+	ppf_window_not_hot();
+	if (deep)
+		ppf_window_paid++;
+}
+
+/**
+ * ppf_lookahead_restated() - the models were told to name everything again
+ *
+ * Something left a page cache, or the plan dropped files: what was found
+ * cached may not be, so hot ends.  The caller holds ppf_worker_mutex.
+ */
+void ppf_lookahead_restated(void)
+{
+	lockdep_assert_held(&ppf_worker_mutex);
+	ppf_window_not_hot();
 }
 
 /**
@@ -96,15 +140,17 @@ void ppf_lookahead_late(void)
 /**
  * ppf_lookahead_event() - an open's predictions were planned; judge the
  * window at its end
+ * @idle: nothing is planned and no readahead is in flight now
  *
  * The caller holds ppf_worker_mutex.
  */
-void ppf_lookahead_event(void)
+void ppf_lookahead_event(bool idle)
 {
 	lockdep_assert_held(&ppf_worker_mutex);
 	if (++ppf_window_events < PPF_WINDOW)
 		return;
 	ppf_deep = ppf_window_paid >= PPF_DEEP_MIN && ppf_window_late;
+	ppf_hot = !ppf_window_cold && idle;
 	ppf_window_start();
 }
 
@@ -124,5 +170,6 @@ void ppf_lookahead_reset(bool deep)
 {
 	lockdep_assert_held(&ppf_worker_mutex);
 	ppf_deep = deep;
+	ppf_hot = false;
 	ppf_window_start();
 }

@@ -279,6 +279,19 @@ bool ppf_plan_take_dropped(void)
 }
 
 /**
+ * ppf_plan_pending() - is any file planned and not yet read ahead in full?
+ *
+ * The caller holds ppf_worker_mutex.
+ *
+ * Return: true if the plan holds a file.
+ */
+bool ppf_plan_pending(void)
+{
+	lockdep_assert_held(&ppf_worker_mutex);
+	return ppf_nr_plans;
+}
+
+/**
  * ppf_plan_take_gone() - a file ppf_plan() or ppf_pace() found gone
  *
  * After each call of either, the caller forgets every file this returns
@@ -533,9 +546,9 @@ u64 ppf_pace(u64 seq)
 			continue;
 		}
 		if (ppf_prefetch(&ps, f, p->cred, seq, p->own, &p->next, &why)) {
+			if (!started || p->deep)
+				ppf_lookahead_started(p->deep);
 			started = true;
-			if (p->deep)
-				ppf_lookahead_paid();
 			p->deep = false;	/* counted once, at its first chunk */
 			if (!p->next)
 				ppf_plan_remove(0);

@@ -243,6 +243,10 @@ extern struct mutex ppf_config_mutex;
  * @restates: times the worker had the models name everything again: a
  *	page left a page cache, or the plan dropped a predicted file for
  *	room (worker.c)
+ * @opens_hot: opens whose predictions were asked for at the hot depth:
+ *	the cache held all that was predicted lately (lookahead.c)
+ * @opens_deep: opens whose predictions were asked for at the full
+ *	lookahead: deep, or a probe (lookahead.c)
  * @page_maps: page maps made for mapped files (page_map.c)
  * @page_map_runs: runs of pages read ahead from a page map (readahead.c)
  * @sweeps: directories swept: their files read together (sweep.c)
@@ -293,6 +297,8 @@ struct ppf_stats {
 	u64 decodes;
 	u64 decodes_spared;
 	u64 restates;
+	u64 opens_hot;
+	u64 opens_deep;
 	u64 page_maps;
 	u64 page_map_runs;
 	u64 opened_planned;
@@ -858,11 +864,13 @@ struct ppf_held_file {
  * @held: the files it decoded last
  * @next: the slot of @held to reuse next
  * @avail: pages the pass may still start before memory is too low
+ * @avail_read: @avail was read (at the pass's first prefetch)
  */
 struct ppf_session {
 	struct ppf_held_file held[PPF_SESSION_FILES];
 	unsigned int next;
 	long avail;
+	bool avail_read;
 };
 
 void ppf_prefetch_begin(struct ppf_session *ps);
@@ -915,6 +923,7 @@ unsigned int ppf_plan_sweep(struct ppf_file **files, unsigned int n,
 			    const struct cred *cred, u64 seq);
 struct ppf_file *ppf_plan_take_gone(void);
 bool ppf_plan_take_dropped(void);
+bool ppf_plan_pending(void);
 void ppf_plan_forget_file(struct ppf_file *f);
 void ppf_plan_forget_all(void);
 u64 ppf_pace(u64 seq);
@@ -938,9 +947,10 @@ struct ppf_file *ppf_file_remember(struct ppf_event *ev);
 /* lookahead.c */
 #define PPF_SHALLOW		16
 unsigned int ppf_lookahead(u64 seq);
-void ppf_lookahead_paid(void);
+void ppf_lookahead_started(bool deep);
+void ppf_lookahead_restated(void);
 void ppf_lookahead_late(void);
-void ppf_lookahead_event(void);
+void ppf_lookahead_event(bool idle);
 void ppf_lookahead_reset(bool deep);
 
 /* config.c */

@@ -177,15 +177,26 @@ static unsigned long ppf_prefetch_range(unsigned long wanted, pgoff_t first,
  */
 bool ppf_prefetch_still_cached(struct ppf_file *f)
 {
-	const struct ppf_prefetch_state *st = &f->prefetch;
+	struct ppf_prefetch_state *st = &f->prefetch;
 
 	lockdep_assert_held(&ppf_worker_mutex);
 	if (!st->cached_span)
 		return false;
 	if (st->cached_quiet && st->cached_quiet == ppf_page_cache_quiet())
 		return true;
-	return st->cached_removals ==
-	       ppf_page_cache_removals(ppf_sb_dev(f->sb), f->ino);
+	if (st->cached_removals !=
+	    ppf_page_cache_removals(ppf_sb_dev(f->sb), f->ino))
+		return false;
+	/*
+	 * Cached still, as of the count just read: from the quiet read
+	 * after it on, the generation says so in two loads.  A removal
+	 * from the file after the count was read sets the flag before
+	 * the folio goes (the probe runs first), and the quiet read here
+	 * is 0 or a generation the next mark moves past.
+	 */
+	smp_rmb();
+	st->cached_quiet = ppf_page_cache_quiet();
+	return true;
 }
 
 /*
@@ -581,18 +592,19 @@ bool ppf_prefetch_wanted(struct ppf_file *f, u64 seq, enum ppf_skip_reason *why)
  * ppf_prefetch_begin() - start a pacing pass
  * @ps: the pass's state, filled in
  *
- * Reads the memory available once for the whole pass: each chunk started
- * is taken off it, so the pass stops where a test before each chunk would
- * have (MemAvailable below 1/16 of RAM and a chunk), give or take what
- * others allocate meanwhile, which the in-flight limit bounds.  The caller
- * holds ppf_worker_mutex.
+ * The memory available is read once for the whole pass, at its first
+ * prefetch (a pass with nothing planned, most of them in a hot cache, does
+ * not read it): each chunk started is taken off it, so the pass stops where
+ * a test before each chunk would have (MemAvailable below 1/16 of RAM and a
+ * chunk), give or take what others allocate meanwhile, which the in-flight
+ * limit bounds.  The caller holds ppf_worker_mutex.
  */
 void ppf_prefetch_begin(struct ppf_session *ps)
 {
 	lockdep_assert_held(&ppf_worker_mutex);
 	memset(ps->held, 0, sizeof(ps->held));
 	ps->next = 0;
-	ps->avail = ppf_memory_room();
+	ps->avail_read = false;
 }
 
 /**
@@ -632,6 +644,10 @@ bool ppf_prefetch(struct ppf_session *ps, struct ppf_file *f,
 		  enum ppf_skip_reason *why)
 {
 	lockdep_assert_held(&ppf_worker_mutex);
+	if (!ps->avail_read) {
+		ps->avail = ppf_memory_room();
+		ps->avail_read = true;
+	}
 	if (ps->avail < (long)PPF_CHUNK_PAGES) {
 		*why = PPF_SKIP_LOWMEM;
 		return false;

@@ -106,6 +106,8 @@ static int ppf_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "decodes %llu\n", s.decodes);
 	seq_printf(m, "decodes_spared %llu\n", s.decodes_spared);
 	seq_printf(m, "restates %llu\n", s.restates);
+	seq_printf(m, "opens_hot %llu\n", s.opens_hot);
+	seq_printf(m, "opens_deep %llu\n", s.opens_deep);
 	seq_printf(m, "page_maps %llu\n", s.page_maps);
 	seq_printf(m, "page_map_runs %llu\n", s.page_map_runs);
 	seq_printf(m, "page_map_bytes %lu\n", ppf_page_maps_bytes_used());

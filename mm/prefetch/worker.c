@@ -127,7 +127,7 @@ static void ppf_worker_open(struct ppf_event *ev)
 			ppf_sweep_predicted(planned, ev->cred, ppf_seq);
 		ppf_forget_gone();
 	}
-	ppf_lookahead_event();
+	ppf_lookahead_event(!ppf_plan_pending() && !ppf_prefetch_busy());
 	ppf_prefetch_reap(ppf_seq);
 	ppf_device_sample(ev->sb, ppf_prefetch_in_flight());
 	ppf_payoff_charge(ev->sb, ktime_get_ns() - start, n);
@@ -160,6 +160,7 @@ static void ppf_restate(void)
 	if (!ppf_domains)
 		return;
 	ppf_domains_restate(ppf_domains);
+	ppf_lookahead_restated();
 	ppf_stat_inc(restates);
 }
 

@@ -8,10 +8,11 @@
 # cost no second plan entry, handle decode or readahead call, while the
 # file the chain adds is acted on as before.  And a file whose pages are
 # read by one pacing pass in several chunks is decoded once for all of
-# them.
+# them.  And where the cache holds everything predicted, the worker asks
+# the model for fewer files, until something is not cached.
 . /ppf/guest/lib.sh
 
-plan 9
+plan 11
 mount_data /mnt || bail "mount"
 load_ppf || bail "insmod"
 cd /mnt
@@ -80,5 +81,44 @@ chunks=$(grep -c "ppf_prefetch: dev=[0-9:]* ino=$(stat -c %i G) " $T/trace)
 echo "after P: $dec looks, $looked files looked at, G in $chunks chunks, G $(resident_kb G) KiB"
 premise "G was read ahead in its four chunks" eq "$chunks $(resident_kb G)" "4 1024"
 check "chunks: one look per file looked at, not per chunk" eq "$dec" "$looked"
+
+# A hot cache asks for less (lookahead.c): after 32 opens that read
+# nothing ahead, planned nothing and removed nothing from any page cache,
+# each open asks the model for 4 files, not 16 (opens_hot).  Anything
+# removed from a page cache ends it at once: the first open after the
+# caches are dropped predicts 16 files ahead again, H12 among them.  H1 to
+# H24 are written here, so every pass over them finds them all cached
+# (and learnt at once: skip_new_files_ms 0).
+set_ppf reset 1
+set_ppf skip_new_files_ms 0
+hot=""
+for i in $(seq 1 24); do
+	dd if=/dev/zero of=H$i bs=4k count=1 2>/dev/null
+	hot="$hot H$i"
+done
+sync
+for i in 1 2 3 4 5 6; do
+	cat $hot > /dev/null
+	settle 0
+done
+h0=$(stat_of opens_hot)
+echo 1 > $T/events/predictive_prefetch/ppf_prediction/enable
+echo > $T/trace
+cat $hot > /dev/null
+settle 0
+echo 0 > $T/events/predictive_prefetch/ppf_prediction/enable
+# The opens whose predictions reached past 4 ahead: at most one, the
+# probe every 64th open makes at the full lookahead.
+far=$(grep -o "ppf_prediction: after=[0-9]* .* lead=[0-9]*" $T/trace |
+	awk '{ split($NF, l, "="); if (l[2] > 4) print $2 }' | sort -u | wc -l)
+echo "hot: $(($(stat_of opens_hot) - h0)) of 24 opens at the hot depth; $far predicted past 4 ahead"
+check "hot: opens in a cache holding everything predicted ask for 4 files" \
+	eval '[ $(($(stat_of opens_hot) - h0)) -ge 16 ] && [ "$far" -le 1 ]'
+drop_caches
+cat H1 > /dev/null
+settle
+check "hot: ended by the caches dropped, the 12th file is read ahead after the first" \
+	eq "$(resident_kb H12)" 4
+rm -f $hot
 
 finish_unloaded
