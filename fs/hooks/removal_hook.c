@@ -40,10 +40,15 @@
  * number of CPUs.  The flag is read under the mapping's i_pages lock with
  * the count, so the same argument holds: a removal from the mapping is
  * either complete before the look, or sets the flag (or finds it set, and
- * the next mark moves the generation) after it.  The probe reads the flag
- * before it writes it: a set flag's cache line is not written again by
- * every removal.  Whether anything was removed since the last mark is also
- * what tells the worker to have the models name everything again.
+ * the next mark moves the generation) after it.  A file whose count is
+ * found unmoved later, outside the lock, may take the quiet read just after
+ * that count (ppf_prefetch_still_cached()): the probe moves the count and
+ * then the flag before its folio goes, so a removal not seen in the count
+ * either shows in that read or moves the generation later.  The probe
+ * reads the flag before it writes it: a set flag's cache line is not
+ * written again by every removal.  Whether anything was removed since the
+ * last mark is also what tells the worker to have the models name
+ * everything again.
  *
  * While the module is disabled nothing is counted; starting again moves
  * the count by one, so nothing remembered before counts as current.
