@@ -102,7 +102,6 @@ static void ppf_walks_rewind(struct ppf_walks *ws, size_t room)
  * @chains: each slot's chain (EPCM only, else NULL)
  * @chain_store: the memory of every slot's chain
  * @surprises: which surprise followed which (EPCM only)
- * @nr_surprises: events that were surprises
  * @nr_surprise_predictions: files named from @surprises
  * @nslots: number of context slots
  * @shrinks: times the trie freed nodes (a walk may have ended)
@@ -117,7 +116,6 @@ struct ppf_context_model {
 	struct ppf_chain *chains;
 	struct ppf_prediction *chain_store;
 	struct ppf_surprise_table surprises;
-	u64 nr_surprises;
 	u64 nr_surprise_predictions;
 	u32 nslots;
 	u64 shrinks;
@@ -677,7 +675,7 @@ static bool ppf_cm_surprised(struct ppf_context_model *cm,
 	c->surprise = file;
 	c->has_surprise = true;
 	c->since = 0;
-	cm->nr_surprises++;
+	cm->base.surprises++;
 	return true;
 }
 
@@ -947,7 +945,7 @@ static void ppf_cm_stats(const struct ppf_model *model,
 	stats->nodes_dropped = t->nodes_dropped;
 	stats->partitions_reclaimed = t->partitions_reclaimed;
 	stats->count_saturations = t->count_saturations;
-	stats->surprises = cm->nr_surprises;
+	stats->surprises = cm->base.surprises;
 	stats->surprise_predictions = cm->nr_surprise_predictions;
 }
 

@@ -364,6 +364,22 @@ unsigned int ppf_model_event_new(struct ppf_model *model, u32 ctx, u32 parent,
 }
 
 /**
+ * ppf_model_surprises() - events so far that the model did not expect
+ * @model: the model
+ *
+ * A caller compares it before and after an event to learn whether that
+ * event was a surprise: for EPCM, a file that the most likely prediction
+ * at the context's last event did not name.  Last successor and PCM count
+ * none.
+ *
+ * Return: the count.
+ */
+u64 ppf_model_surprises(const struct ppf_model *model)
+{
+	return model->surprises;
+}
+
+/**
  * ppf_model_restate() - make everything predicted news again
  * @model: the model
  *

@@ -55,6 +55,8 @@ struct ppf_model_ops {
  *	each event may ignore it
  * @contexts: which slot holds each live context (the slots' contents are
  *	the implementation's)
+ * @surprises: events the most likely prediction before them did not name
+ *	(EPCM counts them; the others leave it 0)
  */
 struct ppf_model {
 	const struct ppf_model_ops *ops;
@@ -63,6 +65,7 @@ struct ppf_model {
 	u32 epoch;
 	bool news;
 	struct ppf_ctx_table contexts;
+	u64 surprises;
 };
 
 struct ppf_model *ppf_context_model_create(const struct ppf_model_params *params,

@@ -26,18 +26,23 @@
  * probes are rare because each costs about as much as three shallow opens.
  *
  * Below shallow there is hot: a window in which no readahead started,
- * nothing left any page cache (no restate) and which ends with nothing
- * planned or in flight had every prediction found cached or skipped, so
- * the next opens ask for PPF_HOT_DEPTH files only.  Where every open is a
- * surprise (a workload in an order never seen twice), each one makes a
- * chain afresh and has each of its files judged, all found cached: at
- * PPF_SHALLOW that was most of what the worker spent in a hot cache.  Hot
- * ends at once, not at the window's end, when a readahead starts (a file
- * predicted, swept or opened was not all cached) or a restate is due:
- * what it costs is the lead of the first file found uncached after a hot
- * stretch, predicted PPF_HOT_DEPTH opens ahead rather than PPF_SHALLOW;
- * the next open asks for PPF_SHALLOW again, and the model adds the files
- * of the chain past PPF_HOT_DEPTH as news.
+ * nothing left any page cache (no restate), at whose end nothing is
+ * planned or in flight, and at least half of whose opens the model did
+ * not expect, makes the next opens ask for PPF_HOT_DEPTH files only.
+ * Where every open is a surprise (a workload in an order never seen
+ * twice), each one makes a chain afresh and has each of its files judged,
+ * all found cached: at PPF_SHALLOW that was most of what the worker spent
+ * in a hot cache.  The surprises are what make it safe: where the model
+ * expects its opens, a chain stands and names one new file an open
+ * whatever the depth, so depth costs nothing, and a chain made afresh at
+ * a program's start is right, its cold files far down it.  Without that
+ * condition a parallel build, mostly cached but for a source file at each
+ * compiler's start, had those predicted 4 opens ahead instead of 16, and
+ * on nvme its back-off paused it (docs/results.md, "A hot cache asks for
+ * 4 files").  Hot ends at once, not at the window's end, when a readahead
+ * starts (a file predicted, swept or opened was not all cached) or a
+ * restate is due; the next open asks for PPF_SHALLOW again, and the model
+ * adds the files of the chain past PPF_HOT_DEPTH as news.
  *
  * Measured by experiments (python3 -m eval.harness run EXPERIMENT
  * --report): ablation-glimpse-hdd2001 and ablation-pystart-hdd2001, each
@@ -56,6 +61,7 @@
 
 static bool ppf_deep, ppf_hot;		/* under ppf_worker_mutex */
 static unsigned int ppf_window_events, ppf_window_paid, ppf_window_late;
+static unsigned int ppf_window_surprises;
 static bool ppf_window_cold;	/* a readahead started or a restate came */
 
 static void ppf_window_start(void)
@@ -63,6 +69,7 @@ static void ppf_window_start(void)
 	ppf_window_events = 0;
 	ppf_window_paid = 0;
 	ppf_window_late = 0;
+	ppf_window_surprises = 0;
 	ppf_window_cold = false;
 }
 
@@ -141,16 +148,19 @@ void ppf_lookahead_late(void)
  * ppf_lookahead_event() - an open's predictions were planned; judge the
  * window at its end
  * @idle: nothing is planned and no readahead is in flight now
+ * @surprised: the model did not expect the open (ppf_model_surprises())
  *
  * The caller holds ppf_worker_mutex.
  */
-void ppf_lookahead_event(bool idle)
+void ppf_lookahead_event(bool idle, bool surprised)
 {
 	lockdep_assert_held(&ppf_worker_mutex);
+	ppf_window_surprises += surprised;
 	if (++ppf_window_events < PPF_WINDOW)
 		return;
 	ppf_deep = ppf_window_paid >= PPF_DEEP_MIN && ppf_window_late;
-	ppf_hot = !ppf_window_cold && idle;
+	ppf_hot = !ppf_window_cold && idle &&
+		  ppf_window_surprises * 2 >= PPF_WINDOW;
 	ppf_window_start();
 }
 

@@ -950,7 +950,7 @@ unsigned int ppf_lookahead(u64 seq);
 void ppf_lookahead_started(bool deep);
 void ppf_lookahead_restated(void);
 void ppf_lookahead_late(void);
-void ppf_lookahead_event(bool idle);
+void ppf_lookahead_event(bool idle, bool surprised);
 void ppf_lookahead_reset(bool deep);
 
 /* config.c */

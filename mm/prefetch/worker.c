@@ -75,7 +75,7 @@ static void ppf_worker_open(struct ppf_event *ev)
 	struct ppf_file *f = ppf_file_remember(ev), *planned;
 	struct ppf_model *model;
 	unsigned int i, n;
-	u64 model_start;
+	u64 model_start, surprises;
 	u32 id;
 
 	if (!f) {
@@ -100,6 +100,7 @@ static void ppf_worker_open(struct ppf_event *ev)
 		ppf_stat_inc(dropped[PPF_DROP_NO_MEMORY]);
 		return;
 	}
+	surprises = ppf_model_surprises(model);
 	n = ppf_model_event_new(model, ev->ctx, ev->parent, id,
 				ppf_predictions, ppf_lookahead(ppf_seq));
 	ppf_history_add(&(struct ppf_history_rec){
@@ -127,7 +128,8 @@ static void ppf_worker_open(struct ppf_event *ev)
 			ppf_sweep_predicted(planned, ev->cred, ppf_seq);
 		ppf_forget_gone();
 	}
-	ppf_lookahead_event(!ppf_plan_pending() && !ppf_prefetch_busy());
+	ppf_lookahead_event(!ppf_plan_pending() && !ppf_prefetch_busy(),
+			    ppf_model_surprises(model) != surprises);
 	ppf_prefetch_reap(ppf_seq);
 	ppf_device_sample(ev->sb, ppf_prefetch_in_flight());
 	ppf_payoff_charge(ev->sb, ktime_get_ns() - start, n);

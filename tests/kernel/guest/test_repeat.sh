@@ -12,7 +12,7 @@
 # the model for fewer files, until something is not cached.
 . /ppf/guest/lib.sh
 
-plan 11
+plan 12
 mount_data /mnt || bail "mount"
 load_ppf || bail "insmod"
 cd /mnt
@@ -83,30 +83,52 @@ premise "G was read ahead in its four chunks" eq "$chunks $(resident_kb G)" "4 1
 check "chunks: one look per file looked at, not per chunk" eq "$dec" "$looked"
 
 # A hot cache asks for less (lookahead.c): after 32 opens that read
-# nothing ahead, planned nothing and removed nothing from any page cache,
-# each open asks the model for 4 files, not 16 (opens_hot).  Anything
-# removed from a page cache ends it at once: the first open after the
-# caches are dropped predicts 16 files ahead again, H12 among them.  H1 to
-# H24 are written here, so every pass over them finds them all cached
-# (and learnt at once: skip_new_files_ms 0).
+# nothing ahead, planned nothing, removed nothing from any page cache and
+# most of which the model did not expect, each open asks the model for 4
+# files, not 16 (opens_hot).  H1 to H24 are written here, so they are all
+# cached, and opened in another order each pass, so that the model is
+# surprised.  Anything removed from a page cache ends it at once: after
+# the caches are dropped, the first open of K1 to K24, a chain trained
+# first, predicts 16 files ahead again, K12 among them.  Over passes of
+# K1 to K24 themselves, all cached but in the order learnt, the depth
+# stays.  (All are learnt at once: skip_new_files_ms 0.)
 set_ppf reset 1
 set_ppf skip_new_files_ms 0
-hot=""
+hot="" chain=""
 for i in $(seq 1 24); do
 	dd if=/dev/zero of=H$i bs=4k count=1 2>/dev/null
+	dd if=/dev/zero of=K$i bs=4k count=1 2>/dev/null
 	hot="$hot H$i"
+	chain="$chain K$i"
 done
 sync
+shuffled() {	# the files of $hot in the order of seed $1
+	for f in $hot; do
+		echo "$f"
+	done | awk -v s="$1" 'BEGIN { srand(s) } { print rand(), $0 }' |
+		sort -n | cut -d' ' -f2
+}
+for i in 1 2 3 4 5; do
+	cat $chain > /dev/null
+done
+settle 0
+h0=$(stat_of opens_hot)
+cat $chain $chain > /dev/null
+settle 0
+check "hot: not where the model expects the opens, though all is cached" \
+	eq "$(($(stat_of opens_hot) - h0))" 0
 for i in 1 2 3 4 5 6; do
-	cat $hot > /dev/null
+	cat $(shuffled $i) > /dev/null
 	settle 0
 done
-h0=$(stat_of opens_hot)
+h0=$(stat_of opens_hot) s0=$(stat_of model_surprises)
 echo 1 > $T/events/predictive_prefetch/ppf_prediction/enable
 echo > $T/trace
-cat $hot > /dev/null
+cat $(shuffled 7) > /dev/null
 settle 0
 echo 0 > $T/events/predictive_prefetch/ppf_prediction/enable
+premise "hot: the model did not expect most of a pass in a new order" \
+	ge "$(($(stat_of model_surprises) - s0))" 16
 # The opens whose predictions reached past 4 ahead: at most one, the
 # probe every 64th open makes at the full lookahead.
 far=$(grep -o "ppf_prediction: after=[0-9]* .* lead=[0-9]*" $T/trace |
@@ -115,10 +137,10 @@ echo "hot: $(($(stat_of opens_hot) - h0)) of 24 opens at the hot depth; $far pre
 check "hot: opens in a cache holding everything predicted ask for 4 files" \
 	eval '[ $(($(stat_of opens_hot) - h0)) -ge 16 ] && [ "$far" -le 1 ]'
 drop_caches
-cat H1 > /dev/null
+cat K1 > /dev/null
 settle
 check "hot: ended by the caches dropped, the 12th file is read ahead after the first" \
-	eq "$(resident_kb H12)" 4
-rm -f $hot
+	eq "$(resident_kb K12)" 4
+rm -f $hot $chain
 
 finish_unloaded
