@@ -37,12 +37,13 @@
  * whatever the depth, so depth costs nothing, and a chain made afresh at
  * a program's start is right, its cold files far down it.  Without that
  * condition a parallel build, mostly cached but for a source file at each
- * compiler's start, had those predicted 4 opens ahead instead of 16, and
- * on nvme its back-off paused it (docs/results.md, "A hot cache asks for
- * 4 files").  Hot ends at once, not at the window's end, when a readahead
- * starts (a file predicted, swept or opened was not all cached) or a
- * restate is due; the next open asks for PPF_SHALLOW again, and the model
- * adds the files of the chain past PPF_HOT_DEPTH as news.
+ * compiler's start, went hot for most of its opens, saved nothing and had
+ * those files predicted 4 opens ahead instead of 16 (docs/results.md, "A
+ * hot cache asks for 4 files").  Hot ends at once, not at the window's
+ * end, when a readahead starts (a file predicted, swept or opened was not
+ * all cached) or a restate is due; the next open asks for PPF_SHALLOW
+ * again, and the model adds the files of the chain past PPF_HOT_DEPTH as
+ * news.
  *
  * Measured by experiments (python3 -m eval.harness run EXPERIMENT
  * --report): ablation-glimpse-hdd2001 and ablation-pystart-hdd2001, each
