@@ -334,8 +334,7 @@ static void ppf_pending_due(struct ppf_issue r, u64 seq)
 	st = &f->prefetch;
 	if (st->pending_rearms < PPF_WASTE_REARMS &&
 	    ppf_pending_tail - ppf_pending_head < PPF_PENDING_RECORDS / 2 &&
-	    st->pending_removals ==
-	    ppf_page_cache_removals(ppf_sb_dev(f->sb), f->ino)) {
+	    st->pending_removals == ppf_file_removals(f)) {
 		st->pending_rearms++;
 		r.due = seq + PPF_WASTE_EVENTS;
 		ppf_pending[ppf_pending_tail++ % PPF_PENDING_RECORDS] = r;
@@ -385,8 +384,7 @@ void ppf_pending_add(struct ppf_file *f, u64 seq)
 	f->prefetch.pending_seq = seq;
 	f->prefetch.pending_chunks = 0;
 	f->prefetch.pending_rearms = 0;
-	f->prefetch.pending_removals =
-		ppf_page_cache_removals(ppf_sb_dev(f->sb), f->ino);
+	f->prefetch.pending_removals = ppf_file_removals(f);
 }
 
 /**

@@ -546,8 +546,7 @@ u64 ppf_pace(u64 seq)
 			continue;
 		}
 		if (ppf_prefetch(&ps, f, p->cred, seq, p->own, &p->next, &why)) {
-			if (!started || p->deep)
-				ppf_lookahead_started(p->deep);
+			ppf_lookahead_started(p->deep);
 			started = true;
 			p->deep = false;	/* counted once, at its first chunk */
 			if (!p->next)

@@ -682,6 +682,15 @@ struct ppf_file {
 	struct ppf_dir_visits visits;
 };
 
+/*
+ * The removal count of @f's bucket of the page caches (DOC: Removal hook):
+ * unmoved since a value was read, nothing has left @f's page cache.
+ */
+static inline unsigned long ppf_file_removals(const struct ppf_file *f)
+{
+	return ppf_page_cache_removals(ppf_sb_dev(f->sb), f->ino);
+}
+
 /* file_table.c */
 int ppf_files_init(void);
 void ppf_files_exit(void);

@@ -184,8 +184,7 @@ bool ppf_prefetch_still_cached(struct ppf_file *f)
 		return false;
 	if (st->cached_quiet && st->cached_quiet == ppf_page_cache_quiet())
 		return true;
-	if (st->cached_removals !=
-	    ppf_page_cache_removals(ppf_sb_dev(f->sb), f->ino))
+	if (st->cached_removals != ppf_file_removals(f))
 		return false;
 	/*
 	 * Cached still, as of the count just read: from the quiet read
