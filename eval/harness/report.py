@@ -33,7 +33,7 @@ RUN_COUNTERS = ("events_open", "events_exec", "events_read", "predictions",
                 "page_map_runs", "opened_planned",
                 "prefetch_useful", "prefetch_wasted", "prefetch_early", "pages_wasted",
                 "worker_ns", "worker_model_ns", "worker_readahead_ns", "worker_decode_ns",
-                "worker_lookup_ns", "lookups",
+                "worker_lookup_ns", "lookups", "meta_learned_lookup", "meta_readahead",
                 "worker_cpu_ns", "hook_open_ns", "hook_read_ns",
                 # the guest's (run-experiment.sh's stats_to): /proc/stat's
                 # context switches and CPU ticks of 10 ms, the worker's switches

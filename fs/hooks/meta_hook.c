@@ -18,10 +18,15 @@
  *
  * The notes are kept in a small table hashed by pid, PPF_META_SLOTS slots
  * under one spinlock (a task that shares a slot loses its notes, and the
- * file keeps what it learnt before).  Kernel threads are not noted: the
- * worker's own reads must not teach it.  A metadata read that is not part
- * of an open (a bitmap read while writing) is noted for the next open and
- * costs one block of readahead later: wrong at worst, never harmful.
+ * file keeps what it learnt before).  Kernel threads are not noted, with
+ * one exception: the worker while it decodes a predicted file and looks it
+ * up in its directory (ppf_meta_collect_begin() to ppf_meta_collect_end()),
+ * which reads exactly the blocks the file's open would.  Without it a file
+ * the worker looked up was never learnt: its task's open then found the
+ * blocks cached and read none, so the worker looked it up again, waiting,
+ * at every cold prediction.  A metadata read that is not part of an open
+ * (a bitmap read while writing) is noted for the next open and costs one
+ * block of readahead later: wrong at worst, never harmful.
  */
 #include <linux/bio.h>
 #include <linux/blkdev.h>
@@ -47,6 +52,8 @@ static struct ppf_meta_slot ppf_meta_slots[PPF_META_SLOTS];
 static DEFINE_SPINLOCK(ppf_meta_lock);
 static struct tracepoint *ppf_tp_bio_queue;
 static bool ppf_reg_bio_queue;
+/* The kernel thread whose metadata reads are noted, or NULL. */
+static struct task_struct *ppf_meta_collector;
 
 /* The current task's slot; under ppf_meta_lock only while it is used. */
 static struct ppf_meta_slot *ppf_meta_slot_current(void)
@@ -64,7 +71,10 @@ static void ppf_probe_bio_queue(void *data, struct bio *bio)
 
 	/* Only a task's own reads: not an interrupt's, not a kernel thread's. */
 	if (bio_op(bio) != REQ_OP_READ || !(bio->bi_opf & REQ_META) ||
-	    !in_task() || (current->flags & PF_KTHREAD) || !bio->bi_bdev)
+	    !in_task() || !bio->bi_bdev)
+		return;
+	if ((current->flags & PF_KTHREAD) &&
+	    current != READ_ONCE(ppf_meta_collector))
 		return;
 	/* Queued after the partition's offset was added: take it off. */
 	sector = bio->bi_iter.bi_sector;
@@ -115,6 +125,39 @@ unsigned int ppf_meta_take(struct block_device *bdev, sector_t *sector)
 	}
 	spin_unlock_irqrestore(&ppf_meta_lock, flags);
 	return nr;
+}
+
+/**
+ * ppf_meta_collect_begin() - note the calling kernel thread's metadata reads
+ *
+ * For the worker, before it decodes a predicted file and looks it up: what
+ * it reads until ppf_meta_collect_end() is what the file's open would read.
+ * One collector at a time (the caller holds the worker's mutex); notes
+ * left from before are cleared.
+ */
+void ppf_meta_collect_begin(void)
+{
+	struct ppf_meta_slot *slot = ppf_meta_slot_current();
+	unsigned long flags;
+
+	spin_lock_irqsave(&ppf_meta_lock, flags);
+	if (slot->pid == current->pid)
+		slot->nr = 0;
+	spin_unlock_irqrestore(&ppf_meta_lock, flags);
+	WRITE_ONCE(ppf_meta_collector, current);
+}
+
+/**
+ * ppf_meta_collect_end() - the metadata blocks read since ppf_meta_collect_begin()
+ * @bdev: the file system's block device: blocks of another are not taken
+ * @sector: where they go, PPF_META_BLOCKS at most, in 512-byte sectors of @bdev
+ *
+ * Return: how many were set.
+ */
+unsigned int ppf_meta_collect_end(struct block_device *bdev, sector_t *sector)
+{
+	WRITE_ONCE(ppf_meta_collector, NULL);
+	return ppf_meta_take(bdev, sector);
 }
 
 static void ppf_find_bio_tracepoint(struct tracepoint *tp, void *priv)

@@ -46,6 +46,8 @@ unsigned long ppf_page_cache_removals_of(struct address_space *mapping,
 bool ppf_page_cache_mark(void);
 unsigned long ppf_page_cache_quiet(void);
 unsigned int ppf_meta_take(struct block_device *bdev, sector_t *sector);
+void ppf_meta_collect_begin(void);
+unsigned int ppf_meta_collect_end(struct block_device *bdev, sector_t *sector);
 
 /**
  * enum ppf_read_kind - how a task came to use pages of a file

@@ -40,7 +40,9 @@
  *
  * Waiting is what the lookup costs: one file at a time, each behind the
  * data already queued.  So the blocks a file's opens read are learnt too
- * (DOC: Metadata hook): a file that has some is not looked up; when it
+ * (DOC: Metadata hook), and the blocks the worker's own decode and lookup
+ * of it read, which are the same (readahead.c, meta_learned_lookup): a file
+ * that has some is not looked up; when it
  * enters the plan, ppf_prefetch_meta() reads them ahead asynchronously
  * through the block device's page cache, where the file system's buffer
  * cache finds them, and the elevator sorts them with everything else
@@ -179,21 +181,23 @@ bool ppf_dir_covered(const struct ppf_file *f, u64 seq)
 }
 
 /**
- * ppf_file_learn_meta() - keep the metadata blocks an open of a file read
+ * ppf_file_learn_blocks() - keep metadata blocks a file's open reads
  * @f: the file's entry
- * @ev: its open event, with the blocks the opening task read (meta_hook.c)
+ * @sector: the blocks, in 512-byte sectors of its file system's device
+ * @nr: how many
  *
  * Blocks not known yet are added; when PPF_META_BLOCKS are known, the
  * oldest make room.  The caller holds ppf_worker_mutex.
  */
-void ppf_file_learn_meta(struct ppf_file *f, const struct ppf_event *ev)
+void ppf_file_learn_blocks(struct ppf_file *f, const sector_t *sector,
+			   unsigned int nr)
 {
 	unsigned int i, j;
 
 	lockdep_assert_held(&ppf_worker_mutex);
-	for (i = 0; i < ev->nr_meta; i++) {
+	for (i = 0; i < nr; i++) {
 		for (j = 0; j < f->nr_meta; j++)
-			if (f->meta[j] == ev->meta[i])
+			if (f->meta[j] == sector[i])
 				break;
 		if (j < f->nr_meta)
 			continue;
@@ -202,9 +206,21 @@ void ppf_file_learn_meta(struct ppf_file *f, const struct ppf_event *ev)
 				(PPF_META_BLOCKS - 1) * sizeof(f->meta[0]));
 			f->nr_meta--;
 		}
-		f->meta[f->nr_meta++] = ev->meta[i];
+		f->meta[f->nr_meta++] = sector[i];
 		ppf_stat_inc(meta_learned);
 	}
+}
+
+/**
+ * ppf_file_learn_meta() - keep the metadata blocks an open of a file read
+ * @f: the file's entry
+ * @ev: its open event, with the blocks the opening task read (meta_hook.c)
+ *
+ * The caller holds ppf_worker_mutex.
+ */
+void ppf_file_learn_meta(struct ppf_file *f, const struct ppf_event *ev)
+{
+	ppf_file_learn_blocks(f, ev->meta, ev->nr_meta);
 }
 
 /**
@@ -261,8 +277,10 @@ out:
  * Reads, and waits for, the directory blocks the file's open will read, at
  * the metadata I/O class (ppf_io_class_meta()), and leaves the dentry
  * cached.  The caller holds ppf_worker_mutex.
+ *
+ * Return: true if the name led to the file.
  */
-void ppf_prefetch_dentry(struct super_block *sb, struct ppf_file *f,
+bool ppf_prefetch_dentry(struct super_block *sb, struct ppf_file *f,
 			 const struct cred *cred, u64 seq)
 {
 	const struct export_operations *eop = sb->s_export_op;
@@ -274,7 +292,7 @@ void ppf_prefetch_dentry(struct super_block *sb, struct ppf_file *f,
 
 	lockdep_assert_held(&ppf_worker_mutex);
 	if (!eop->fh_to_parent)
-		return;
+		return false;
 	ppf_io_class_meta(sb);
 	dir = eop->fh_to_parent(sb, (struct fid *)f->fh, f->fh_len, f->fh_type);
 	if (IS_ERR_OR_NULL(dir))
@@ -302,4 +320,5 @@ void ppf_prefetch_dentry(struct super_block *sb, struct ppf_file *f,
 			 waited);
 out:
 	ppf_io_class_for(sb);
+	return found;
 }

@@ -231,6 +231,8 @@ extern struct mutex ppf_config_mutex;
  * @lookups: predicted files looked up in their directory ahead of their
  *	open (metadata.c)
  * @meta_learned: metadata blocks learnt from the opens (meta_hook.c)
+ * @meta_learned_lookup: of @meta_learned, blocks learnt from the worker's
+ *	own decode and lookup of a predicted file (readahead.c)
  * @meta_readahead: metadata blocks read ahead for predicted files
  * @lookups_spared: predicted files not looked up: their directory's
  *	blocks were asked for a few events before (metadata.c)
@@ -291,6 +293,7 @@ struct ppf_stats {
 	u64 payoff_untracked;
 	u64 lookups;
 	u64 meta_learned;
+	u64 meta_learned_lookup;
 	u64 meta_readahead;
 	u64 lookups_spared;
 	u64 predictions_repeated;
@@ -780,9 +783,11 @@ void ppf_state_show(struct seq_file *m);
 struct ppf_name *ppf_name_copy(const char *name, u32 len, gfp_t gfp);
 struct ppf_name *ppf_name_of(struct dentry *dentry);
 void ppf_file_learn_meta(struct ppf_file *f, const struct ppf_event *ev);
+void ppf_file_learn_blocks(struct ppf_file *f, const sector_t *sector,
+			   unsigned int nr);
 void ppf_prefetch_meta(struct ppf_file *f, u64 seq);
 bool ppf_dir_covered(const struct ppf_file *f, u64 seq);
-void ppf_prefetch_dentry(struct super_block *sb, struct ppf_file *f,
+bool ppf_prefetch_dentry(struct super_block *sb, struct ppf_file *f,
 			 const struct cred *cred, u64 seq);
 
 /* shared.c */

@@ -478,6 +478,22 @@ static bool ppf_cached_by_inode(struct ppf_file *f)
 }
 
 /*
+ * End the collection of @f's decode and lookup's metadata reads; if the
+ * lookup found @f (@keep), keep them: they are its open's (DOC: Metadata).
+ */
+static void ppf_learn_looked_up(struct ppf_file *f, struct super_block *sb,
+				bool keep)
+{
+	sector_t sector[PPF_META_BLOCKS];
+	unsigned int nr = ppf_meta_collect_end(sb->s_bdev, sector);
+
+	if (!keep || !nr)
+		return;
+	ppf_file_learn_blocks(f, sector, nr);
+	ppf_stat_add(meta_learned_lookup, nr);
+}
+
+/*
  * Read ahead the next chunk of the file.  Returns whether readahead was
  * started, and if not, sets *@why.  *@next is where the next chunk starts,
  * 0 when nothing is left.
@@ -493,23 +509,42 @@ static bool ppf_prefetch_file(struct ppf_session *ps, struct ppf_file *f,
 	struct ppf_look lk;
 	unsigned long chunk, cached, limit;
 	pgoff_t first;
+	bool learn;
 
 	if (fresh && !ppf_session_held(ps, f, cred) && ppf_cached_by_inode(f)) {
 		*why = PPF_SKIP_CACHED;
 		return false;
 	}
+	/*
+	 * A file with a name and no learnt blocks may need a lookup: what the
+	 * decode and the lookup read is what its open would have read, and is
+	 * learnt, so that its next prediction reads it ahead without waiting
+	 * (DOC: Metadata hook).
+	 */
+	learn = fresh && f->name && !f->nr_meta &&
+		READ_ONCE(ppf_config.metadata);
+	if (learn)
+		ppf_meta_collect_begin();
 	dentry = ppf_session_file(ps, f, cred, why);
-	if (!dentry)
+	if (!dentry) {
+		if (learn)
+			ppf_meta_collect_end(NULL, NULL);
 		return false;
+	}
 	mapping = d_inode(dentry)->i_mapping;
 	ppf_io_class_for(dentry->d_sb);	/* another file's may have changed it */
-	/* Disconnected: no cached path leads to it; its open will look it up. */
-	if (fresh && f->name && (dentry->d_flags & DCACHE_DISCONNECTED) &&
-	    !f->nr_meta && READ_ONCE(ppf_config.metadata)) {
-		if (ppf_dir_covered(f, seq))
-			ppf_stat_inc(lookups_spared);
-		else
-			ppf_prefetch_dentry(dentry->d_sb, f, cred, seq);
+	if (learn) {
+		bool found = false;
+
+		/* Disconnected: no cached path leads to it; its open looks it up. */
+		if (dentry->d_flags & DCACHE_DISCONNECTED) {
+			if (ppf_dir_covered(f, seq))
+				ppf_stat_inc(lookups_spared);
+			else
+				found = ppf_prefetch_dentry(dentry->d_sb, f,
+							    cred, seq);
+		}
+		ppf_learn_looked_up(f, dentry->d_sb, found);
 	}
 	chunk = ppf_look_at(f, d_inode(dentry), *next, &lk);
 	if (!chunk) {

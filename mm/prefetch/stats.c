@@ -100,6 +100,7 @@ static int ppf_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "payoff_untracked %llu\n", s.payoff_untracked);
 	seq_printf(m, "lookups %llu\n", s.lookups);
 	seq_printf(m, "meta_learned %llu\n", s.meta_learned);
+	seq_printf(m, "meta_learned_lookup %llu\n", s.meta_learned_lookup);
 	seq_printf(m, "meta_readahead %llu\n", s.meta_readahead);
 	seq_printf(m, "lookups_spared %llu\n", s.lookups_spared);
 	seq_printf(m, "predictions_repeated %llu\n", s.predictions_repeated);

@@ -193,8 +193,9 @@ static void ppf_status_words(FILE *out, const struct ppf_sample *s)
 		ppf_counter(cs, "worker_cpu_ns") / 1e9,
 		ppf_counter(cs, "worker_model_ns") / 1e9);
 	if (ppf_counter(cs, "meta_learned") || ppf_counter(cs, "lookups"))
-		fprintf(out, "metadata:   %" PRIu64 " blocks learnt from opens, %" PRIu64 " read ahead; %" PRIu64 " files looked up (the worker waited %.3f s), %" PRIu64 " spared\n",
+		fprintf(out, "metadata:   %" PRIu64 " blocks learnt from opens (%" PRIu64 " from the worker's lookups), %" PRIu64 " read ahead; %" PRIu64 " files looked up (the worker waited %.3f s), %" PRIu64 " spared\n",
 			ppf_counter(cs, "meta_learned"),
+			ppf_counter(cs, "meta_learned_lookup"),
 			ppf_counter(cs, "meta_readahead"),
 			ppf_counter(cs, "lookups"),
 			ppf_counter(cs, "worker_lookup_ns") / 1e9,

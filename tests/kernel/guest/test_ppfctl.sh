@@ -100,7 +100,7 @@ check "status: what is read ahead for files not opened yet, and wasted" has "$ou
 check "status: memory against the budget" has "$out" "^memory: .* of patterns in .* allocated (budget .*, .* % of it used)"
 if [ "$(stat_of meta_learned)" -gt 0 ] || [ "$(stat_of lookups)" -gt 0 ]; then
 	check "status: metadata blocks and lookups as the kernel counts them" has "$out" \
-		"^metadata: *$(stat_of meta_learned) blocks learnt from opens, $(stat_of meta_readahead) read ahead; $(stat_of lookups) files looked up (the worker waited [0-9.]* s), $(stat_of lookups_spared) spared$"
+		"^metadata: *$(stat_of meta_learned) blocks learnt from opens ($(stat_of meta_learned_lookup) from the worker's lookups), $(stat_of meta_readahead) read ahead; $(stat_of lookups) files looked up (the worker waited [0-9.]* s), $(stat_of lookups_spared) spared$"
 else
 	check "status: no metadata line when none was learnt or looked up" \
 		eval '! has "$out" "^metadata:"'

@@ -5,7 +5,7 @@
 . /ppf/guest/lib.sh
 
 # 76 checks on every kernel: those a kernel cannot run are skipped.
-plan 76
+plan 80
 mount_data /mnt || bail "mount"
 load_ppf || bail "insmod"
 cd /mnt
@@ -300,6 +300,44 @@ check "metadata: its siblings' lookups spared (the same directory block)" \
 	ge "$3" 2
 check "metadata: tracepoint ppf_lookup names the file found" \
 	eval 'echo "$trace" | grep -q "ppf_lookup: dev=.* name=M1 found=1"'
+# What the worker's decode and lookup of M1 read is what M1's open would
+# have read (meta_hook.c's collector): it is learnt with M1, so when A
+# predicts M1 again after a drop, M1 is not looked up (the worker does not
+# wait), its blocks are read ahead, and the opens still read nothing.
+# Where drop_caches leaves the directory block cached (below) the lookup
+# may read nothing to learn.
+if [ -e /sys/kernel/tracing/events/filemap/mm_filemap_get_pages ]; then
+	learnt=$(stat_of meta_learned_lookup)
+	echo "blocks learnt from the worker's lookups: $learnt"
+	check "metadata: the blocks M1's lookup read are learnt" ge "$learnt" 1
+	ahead=$(stat_of meta_readahead)
+	echo 1 > /sys/kernel/tracing/events/predictive_prefetch/ppf_lookup/enable
+	echo > /sys/kernel/tracing/trace
+	drop_caches
+	stat md > /dev/null
+	cat A > /dev/null
+	settle
+	before=$(disk_reads)
+	cat md/M1 md/M2 md/M3 > /dev/null
+	reads=$(($(disk_reads) - before))
+	trace=$(grep -v "^#" /sys/kernel/tracing/trace)
+	echo 0 > /sys/kernel/tracing/events/predictive_prefetch/ppf_lookup/enable
+	echo "learnt: blocks read ahead $(($(stat_of meta_readahead) - ahead)), disk reads $reads, lookups:"
+	echo "$trace"
+	check "metadata: learnt from its lookup, M1 is not looked up again" \
+		eval '! echo "$trace" | grep -q "name=M1 "'
+	check "metadata: learnt from its lookup, M1's blocks are read ahead" \
+		ge "$(($(stat_of meta_readahead) - ahead))" 1
+	check "metadata: learnt from its lookup, the opens read nothing" \
+		eq "$reads" 0
+else
+	for c in "the blocks M1's lookup read are learnt" \
+		"learnt from its lookup, M1 is not looked up again" \
+		"learnt from its lookup, M1's blocks are read ahead" \
+		"learnt from its lookup, the opens read nothing"; do
+		skip "metadata: $c" "this kernel keeps the directory block cached"
+	done
+fi
 set -- $(metadata_pass 0)
 without=$1
 echo "disk reads opening and reading M1 M2 M3: $with with metadata, $without without"
