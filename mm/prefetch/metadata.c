@@ -41,14 +41,17 @@
  * Waiting is what the lookup costs: one file at a time, each behind the
  * data already queued.  So the blocks a file's opens read are learnt too
  * (DOC: Metadata hook), and the blocks the worker's own decode and lookup
- * of it read, which are the same (readahead.c, meta_learned_lookup): a file
- * that has some is not looked up; when it
- * enters the plan, ppf_prefetch_meta() reads them ahead asynchronously
- * through the block device's page cache, where the file system's buffer
- * cache finds them, and the elevator sorts them with everything else
- * queued.  Nor is a file looked up whose directory's blocks were asked for
- * a few events before, by a lookup or a sibling's learnt blocks
- * (ppf_dir_covered()).  worker_lookup_ns, meta_learned and meta_readahead in
+ * of it read, which are the same (readahead.c, meta_learned_lookup): a
+ * file that has some is not looked up; when it enters the plan,
+ * ppf_prefetch_meta() reads them ahead asynchronously through the block
+ * device's page cache, where the file system's buffer cache finds them,
+ * and the elevator sorts them with everything else queued.  Nor is a file
+ * looked up whose directory's blocks were asked for a few events before,
+ * by a lookup or a sibling's learnt blocks (ppf_dir_covered()), or whose
+ * last lookup read nothing of its own: it found the blocks cached, or
+ * waited for another reader's read of them, which the open would find as
+ * well (ppf_file.lookup_idle; an open that reads them teaches them).
+ * worker_lookup_ns, meta_learned and meta_readahead in
  * /proc/predictive_prefetch show the balance; glimpse-hdd2001 and
  * pystart-hdd2001 measure it.
  *

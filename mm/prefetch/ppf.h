@@ -235,7 +235,8 @@ extern struct mutex ppf_config_mutex;
  *	own decode and lookup of a predicted file (readahead.c)
  * @meta_readahead: metadata blocks read ahead for predicted files
  * @lookups_spared: predicted files not looked up: their directory's
- *	blocks were asked for a few events before (metadata.c)
+ *	blocks were asked for a few events before, or their last lookup read
+ *	nothing of its own (metadata.c)
  * @predictions_repeated: of @predictions, files predicted again for the
  *	very event a standing prediction expects them at, while what was done
  *	for that one holds: nothing to do (pacing.c)
@@ -654,6 +655,9 @@ struct ppf_dir_visits {
  *	system's block device (DOC: Metadata hook; worker mutex)
  * @dir_ino: inode number of the directory @name is in, if that is one
  *	block (0: not known, or larger)
+ * @lookup_idle: its last lookup read no block of its own and waited for
+ *	another reader's (worker mutex): it is not looked up again (DOC:
+ *	Metadata)
  * @visits: its directory, and the visits of that directory it was opened in
  */
 struct ppf_file {
@@ -682,6 +686,7 @@ struct ppf_file {
 	unsigned int nr_meta;
 	sector_t meta[PPF_META_BLOCKS];
 	u64 dir_ino;
+	bool lookup_idle;
 	struct ppf_dir_visits visits;
 };
 

@@ -480,14 +480,23 @@ static bool ppf_cached_by_inode(struct ppf_file *f)
 /*
  * End the collection of @f's decode and lookup's metadata reads; if the
  * lookup found @f (@keep), keep them: they are its open's (DOC: Metadata).
+ * A decode and lookup that found @f, read nothing of their own and slept
+ * (@slept) waited for someone else's read of its blocks, which its open
+ * would have found as well: @f is not looked up again, and if its open
+ * then reads them, the open teaches them.  One that did not sleep found
+ * them cached, costs next to nothing, and is done again: next time they
+ * may not be.
  */
 static void ppf_learn_looked_up(struct ppf_file *f, struct super_block *sb,
-				bool keep)
+				bool keep, bool slept)
 {
 	sector_t sector[PPF_META_BLOCKS];
 	unsigned int nr = ppf_meta_collect_end(sb->s_bdev, sector);
 
-	if (!keep || !nr)
+	if (!keep)
+		return;
+	f->lookup_idle = !nr && slept;
+	if (!nr)
 		return;
 	ppf_file_learn_blocks(f, sector, nr);
 	ppf_stat_add(meta_learned_lookup, nr);
@@ -509,6 +518,7 @@ static bool ppf_prefetch_file(struct ppf_session *ps, struct ppf_file *f,
 	struct ppf_look lk;
 	unsigned long chunk, cached, limit;
 	pgoff_t first;
+	unsigned long nvcsw = 0;
 	bool learn;
 
 	if (fresh && !ppf_session_held(ps, f, cred) && ppf_cached_by_inode(f)) {
@@ -523,8 +533,10 @@ static bool ppf_prefetch_file(struct ppf_session *ps, struct ppf_file *f,
 	 */
 	learn = fresh && f->name && !f->nr_meta &&
 		READ_ONCE(ppf_config.metadata);
-	if (learn)
+	if (learn) {
+		nvcsw = current->nvcsw;
 		ppf_meta_collect_begin();
+	}
 	dentry = ppf_session_file(ps, f, cred, why);
 	if (!dentry) {
 		if (learn)
@@ -538,13 +550,14 @@ static bool ppf_prefetch_file(struct ppf_session *ps, struct ppf_file *f,
 
 		/* Disconnected: no cached path leads to it; its open looks it up. */
 		if (dentry->d_flags & DCACHE_DISCONNECTED) {
-			if (ppf_dir_covered(f, seq))
+			if (f->lookup_idle || ppf_dir_covered(f, seq))
 				ppf_stat_inc(lookups_spared);
 			else
 				found = ppf_prefetch_dentry(dentry->d_sb, f,
 							    cred, seq);
 		}
-		ppf_learn_looked_up(f, dentry->d_sb, found);
+		ppf_learn_looked_up(f, dentry->d_sb, found,
+				    current->nvcsw != nvcsw);
 	}
 	chunk = ppf_look_at(f, d_inode(dentry), *next, &lk);
 	if (!chunk) {

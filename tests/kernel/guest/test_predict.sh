@@ -5,7 +5,7 @@
 . /ppf/guest/lib.sh
 
 # 76 checks on every kernel: those a kernel cannot run are skipped.
-plan 80
+plan 83
 mount_data /mnt || bail "mount"
 load_ppf || bail "insmod"
 cd /mnt
@@ -396,6 +396,46 @@ else
 		skip "metadata blocks: $c" "this kernel keeps the directory block cached"
 	done
 fi
+
+# A lookup that reads nothing of its own teaches nothing.  One that also
+# waited (for another reader's read of the blocks) is not done again; one
+# that found the blocks cached, as here, is: it costs next to nothing, and
+# next time they may not be cached.  Looking a name up in md/ that is not
+# there, after the drop, brings its directory block back (and stat its
+# inode's, M1's beside it), not its files' dentries.
+set_ppf reset 1
+cat md/M1 md/M2 md/M3 > /dev/null
+train A md/M1 md/M2 md/M3
+settle
+cached_pass() {
+	# Past the 64 events in which md/'s blocks count as asked for and M1
+	# as prefetched a moment ago (either would spare its lookup).
+	i=0
+	while [ $i -lt 70 ]; do
+		cat X > /dev/null
+		i=$((i + 1))
+	done
+	settle
+	echo > /sys/kernel/tracing/trace
+	drop_caches
+	stat md > /dev/null
+	[ ! -e md/none ]
+	cat A > /dev/null
+	settle
+	grep -v "^#" /sys/kernel/tracing/trace
+}
+echo 1 > /sys/kernel/tracing/events/predictive_prefetch/ppf_lookup/enable
+trace=$(cached_pass)
+echo "first pass, lookups: $trace"
+check "cached lookup: premise: M1 looked up, its blocks cached" \
+	eval 'echo "$trace" | grep -q "name=M1 found=1"'
+check "cached lookup: it read nothing, nothing learnt" \
+	eq "$(stat_of meta_learned_lookup)" 0
+trace=$(cached_pass)
+echo 0 > /sys/kernel/tracing/events/predictive_prefetch/ppf_lookup/enable
+echo "second pass, lookups: $trace"
+check "cached lookup: it did not wait, so M1 is looked up again" \
+	eval 'echo "$trace" | grep -q "name=M1 found=1"'
 
 # Files created a moment ago (born.c): their opens are not learnt, and the
 # file table does not grow; with skip_new_files_ms 0 they are.
