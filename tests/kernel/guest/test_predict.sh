@@ -4,7 +4,7 @@
 # see tests/kernel/run_tests.py.
 . /ppf/guest/lib.sh
 
-# 76 checks on every kernel: those a kernel cannot run are skipped.
+# 83 checks on every kernel: those a kernel cannot run are skipped.
 plan 83
 mount_data /mnt || bail "mount"
 load_ppf || bail "insmod"
@@ -274,6 +274,22 @@ check "uses: two whole reads in a row bring E whole" eq "$e" 1024
 disk_reads() {
 	awk '{ print $1 }' "/sys/block/${dev##*/}/stat"
 }
+# After a drop, A's open predicts M1 M2 M3, then the task opens and reads
+# them: sets $trace (the pass's ppf_lookup lines) and $reads (the disk's
+# reads while the task opened and read them).
+learnt_pass() {
+	drop_caches
+	stat md > /dev/null
+	echo 1 > /sys/kernel/tracing/events/predictive_prefetch/ppf_lookup/enable
+	echo > /sys/kernel/tracing/trace
+	cat A > /dev/null
+	settle
+	before=$(disk_reads)
+	cat md/M1 md/M2 md/M3 > /dev/null
+	reads=$(($(disk_reads) - before))
+	trace=$(grep -v "^#" /sys/kernel/tracing/trace)
+	echo 0 > /sys/kernel/tracing/events/predictive_prefetch/ppf_lookup/enable
+}
 metadata_pass() {
 	set_ppf metadata "$1"
 	# Cached first: training then learns no metadata blocks (see below).
@@ -311,17 +327,7 @@ if [ -e /sys/kernel/tracing/events/filemap/mm_filemap_get_pages ]; then
 	echo "blocks learnt from the worker's lookups: $learnt"
 	check "metadata: the blocks M1's lookup read are learnt" ge "$learnt" 1
 	ahead=$(stat_of meta_readahead)
-	echo 1 > /sys/kernel/tracing/events/predictive_prefetch/ppf_lookup/enable
-	echo > /sys/kernel/tracing/trace
-	drop_caches
-	stat md > /dev/null
-	cat A > /dev/null
-	settle
-	before=$(disk_reads)
-	cat md/M1 md/M2 md/M3 > /dev/null
-	reads=$(($(disk_reads) - before))
-	trace=$(grep -v "^#" /sys/kernel/tracing/trace)
-	echo 0 > /sys/kernel/tracing/events/predictive_prefetch/ppf_lookup/enable
+	learnt_pass
 	echo "learnt: blocks read ahead $(($(stat_of meta_readahead) - ahead)), disk reads $reads, lookups:"
 	echo "$trace"
 	check "metadata: learnt from its lookup, M1 is not looked up again" \
@@ -370,17 +376,7 @@ if [ -e /sys/kernel/tracing/events/filemap/mm_filemap_get_pages ]; then
 	check "metadata blocks: learnt from a cold open" \
 		ge "$(stat_of meta_learned)" 1
 	ahead=$(stat_of meta_readahead)
-	drop_caches
-	stat md > /dev/null
-	echo 1 > /sys/kernel/tracing/events/predictive_prefetch/ppf_lookup/enable
-	echo > /sys/kernel/tracing/trace
-	cat A > /dev/null
-	settle
-	before=$(disk_reads)
-	cat md/M1 md/M2 md/M3 > /dev/null
-	reads=$(($(disk_reads) - before))
-	trace=$(grep -v "^#" /sys/kernel/tracing/trace)
-	echo 0 > /sys/kernel/tracing/events/predictive_prefetch/ppf_lookup/enable
+	learnt_pass
 	echo "metadata blocks read ahead: $(($(stat_of meta_readahead) - ahead)), disk reads: $reads, lookups:"
 	echo "$trace"
 	check "metadata blocks: read ahead for the predicted file" \
