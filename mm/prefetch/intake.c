@@ -155,10 +155,10 @@ static void __ppf_event_open(struct ppf_sb *s, struct dentry *dentry,
 		ppf_stat_inc(dropped[PPF_DROP_DISABLED]);
 		return;
 	}
-	if (ppf_payoff_paused(inode->i_sb)) {
+	/* A paused device's opens are learnt, not acted on (payoff.c). */
+	ev.learn_only = ppf_payoff_paused(inode->i_sb);
+	if (ev.learn_only)
 		ppf_stat_inc(dropped[PPF_DROP_PAUSED]);
-		return;
-	}
 	if (exec)
 		ppf_stat_inc(events_exec);
 	else
@@ -237,7 +237,8 @@ static __always_inline void __ppf_event_read(struct ppf_sb *s,
 					     pgoff_t first, pgoff_t last,
 					     enum ppf_read_kind kind)
 {
-	if (!READ_ONCE(ppf_config.enabled) || ppf_payoff_paused(inode->i_sb))
+	/* A paused device's reads too: its files' uses stay current. */
+	if (!READ_ONCE(ppf_config.enabled))
 		return;
 	ppf_stat_inc(events_read);
 	if (unlikely(!ppf_files_note_read(s, inode, first, last, kind)))

@@ -357,9 +357,12 @@ enum ppf_event_kind {
  *	(with @name; 0 otherwise)
  * @parent_ino: inode number of the directory it was opened in (open,
  *	exec; 0: not known)
+ * @learn_only: its device is paused (payoff.c): learn the open, act on
+ *	nothing
  */
 struct ppf_event {
 	u8 kind;
+	bool learn_only;
 	u8 fh_len;
 	u8 fh_type;
 	struct ppf_sb *sb;
@@ -905,7 +908,7 @@ extern unsigned long ppf_payoff_pauses_end;
 bool ppf_payoff_paused_slow(struct super_block *sb);
 
 /**
- * ppf_payoff_paused() - are events of this file system being dropped?
+ * ppf_payoff_paused() - is prefetching paused on this file system's device?
  * @sb: the file system of the file opened or read
  *
  * Called by the hooks in the task's context, without locks, at every open

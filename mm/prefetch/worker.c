@@ -91,9 +91,11 @@ static void ppf_worker_open(struct ppf_event *ev)
 	id = f->id;
 	trace_ppf_event(ppf_sb_dev(f->sb), f->ino, id, ev->kind == PPF_EV_EXEC);
 	ppf_seq++;
-	ppf_plan_own_pages(f, ev->cred);
-	ppf_sweep_opened(f, ev->cred, ppf_seq);
-	ppf_forget_gone();
+	if (!ev->learn_only) {
+		ppf_plan_own_pages(f, ev->cred);
+		ppf_sweep_opened(f, ev->cred, ppf_seq);
+		ppf_forget_gone();
+	}
 	model_start = ktime_get_ns();
 	model = ppf_domain_model(ppf_domains, ev->domain);
 	if (!model) {
@@ -107,6 +109,15 @@ static void ppf_worker_open(struct ppf_event *ev)
 		.file = id, .ctx = ev->ctx, .parent = ev->parent,
 		.domain = ev->domain });
 	ppf_stat_add(worker_model_ns, ktime_get_ns() - model_start);
+	/*
+	 * A paused device's open is learnt (the model, above; the file's
+	 * metadata and uses) and nothing is acted on: no prediction planned,
+	 * no sweep, no readahead, no window charged (payoff.c).
+	 */
+	if (ev->learn_only) {
+		ppf_device_sample(ev->sb, ppf_prefetch_in_flight());
+		return;
+	}
 	ppf_stat_add(predictions, n);
 	for (i = 0; i < n; i++) {
 		const struct ppf_prediction *p = &ppf_predictions[i];
