@@ -7,6 +7,8 @@
 #   test    + clang libclang-rt-14-dev     (sanitizers, libFuzzer)
 #           + strace python3                (trace recorder and its tests)
 #           + mypy                          (make test's python-checks suite)
+#           + cpio python3-matplotlib       (the VM overlay's and the figures'
+#                                            tests, which skip without them)
 #
 # mypy comes from Debian (the mypy package, /usr/bin/mypy, 1.0.1 on Debian 12)
 # like every other tool here, not from pip: one version per Debian release, so
@@ -17,7 +19,8 @@ set -euo pipefail
 
 declare -A GROUP=(
 	[build]="gcc make libc6-dev zlib1g-dev python3"
-	[test]="gcc make libc6-dev zlib1g-dev python3 clang libclang-rt-14-dev strace mypy"
+	[test]="gcc make libc6-dev zlib1g-dev python3 clang libclang-rt-14-dev strace mypy
+	       cpio python3-matplotlib"
 )
 
 want=()
