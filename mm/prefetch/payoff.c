@@ -61,14 +61,13 @@
  *
  * The window that follows a pause gives no verdict either.  The programs
  * started during the pause were not prefetched, and what they opened was
- * never predicted (with their events dropped, it was not learnt either),
- * so that window's prefetches are fewer and later than the device's own.
- * Judged, it
- * tended to pause again, for twice as long, and each longer pause left the
- * model further behind: the parallel build on ssd, which prefetching
- * makes 3 % faster, was paused after its first warm-up windows and then
- * for most of the rest, its measured run for the whole of it (15.674 s
- * against 15.150 s; docs/results.md, "No verdict after a pause").
+ * never predicted, so that window's prefetches are fewer and later than
+ * the device's own.  Judged, it tended to pause again, for twice as long:
+ * the parallel build on ssd, which prefetching makes 3 % faster, was
+ * paused after its first warm-up windows and then for most of the rest,
+ * its measured run for the whole of it, when a pause's events were still
+ * dropped (15.674 s against 15.150 s; docs/results.md, "No verdict after a
+ * pause").
  *
  * A window with too little evidence gives no verdict: fewer than
  * PPF_PAYOFF_MIN_PREDICTIONS predictions (a model still learning), or no
