@@ -217,11 +217,11 @@ unsigned long ppf_payoff_pauses_end;
 
 /**
  * ppf_payoff_paused_slow() - is this file system's device paused?
- * @sb: the file system of the file opened or read
+ * @sb: the file system of the file opened
  *
  * ppf_payoff_paused()'s look at the slots, once some device's pause may
- * not be over.  Called by the hooks in the task's context, without locks:
- * a slot's device is set once, its pause is one word.
+ * not be over.  Called by the open hook in the task's context, without
+ * locks: a slot's device is set once, its pause is one word.
  *
  * Return: true while the device is paused and pausing is on.
  */

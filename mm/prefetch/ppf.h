@@ -909,11 +909,11 @@ bool ppf_payoff_paused_slow(struct super_block *sb);
 
 /**
  * ppf_payoff_paused() - is prefetching paused on this file system's device?
- * @sb: the file system of the file opened or read
+ * @sb: the file system of the file opened
  *
- * Called by the hooks in the task's context, without locks, at every open
- * and page-cache access: while no device is paused it is one load and a
- * compare (ppf_payoff_pauses_end).
+ * Called by the open hook in the task's context, without locks, at every
+ * open (a paused device's reads are learnt as any other): while no device
+ * is paused it is one load and a compare (ppf_payoff_pauses_end).
  *
  * Return: true while the device is paused and pausing is on.
  */
