@@ -763,6 +763,28 @@ ppf_chain_afresh_news(const struct ppf_context_model *cm, struct ppf_chain *c,
 }
 
 /*
+ * An event only learnt (ppf_model_learn()), its most likely child at
+ * @out[0] if @n: for EPCM the expectation is kept, so that surprises are
+ * counted and learnt as ppf_model_event() would, and the chain is let go,
+ * so that the context's next event makes it afresh and, told nothing,
+ * names all of it.  Nothing is written.  PCM (@c NULL) has neither.
+ */
+static unsigned int ppf_cm_learnt(struct ppf_context_model *cm,
+				  struct ppf_chain *c, u32 file,
+				  const struct ppf_prediction *out,
+				  unsigned int n)
+{
+	if (!c)
+		return 0;
+	ppf_cm_surprised(cm, c, file);
+	c->has_expect = n != 0;
+	if (n)
+		c->expect = out[0].file;
+	c->len = 0;
+	return 0;
+}
+
+/*
  * Predict after an event of @file: the children of the deepest context
  * that has any likely enough, and for EPCM the chain from the most likely
  * one.  The chain named at the last event is taken up again when it still
@@ -794,6 +816,8 @@ static unsigned int ppf_cm_predict(struct ppf_context_model *cm,
 		if (count > 1)
 			n = ppf_cm_children(cm, ctx, count - 1, out, nodes, max_out);
 	}
+	if (cm->base.learn)
+		return ppf_cm_learnt(cm, c, file, out, n);
 	if (!cm->extended)
 		return n;
 	surprised = ppf_cm_surprised(cm, c, file);

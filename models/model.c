@@ -292,7 +292,7 @@ static noinline u32 ppf_model_slot(struct ppf_model *model, u32 ctx,
 static unsigned int ppf_model_step(struct ppf_model *model, u32 ctx,
 				   u32 parent, u32 file,
 				   struct ppf_prediction *out,
-				   unsigned int max_out, bool news)
+				   unsigned int max_out, bool news, bool learn)
 {
 	u32 slot;
 
@@ -300,6 +300,7 @@ static unsigned int ppf_model_step(struct ppf_model *model, u32 ctx,
 		max_out = model->params.max_predictions;
 	model->events++;
 	model->news = news;
+	model->learn = learn;
 	slot = ppf_ctx_table_again(&model->contexts, ctx, parent);
 	if (slot == PPF_CTX_NONE)
 		slot = ppf_model_slot(model, ctx, parent);
@@ -332,7 +333,8 @@ unsigned int ppf_model_event(struct ppf_model *model, u32 ctx, u32 parent,
 			     u32 file, struct ppf_prediction *out,
 			     unsigned int max_out)
 {
-	return ppf_model_step(model, ctx, parent, file, out, max_out, false);
+	return ppf_model_step(model, ctx, parent, file, out, max_out, false,
+			      false);
 }
 
 /**
@@ -360,7 +362,29 @@ unsigned int ppf_model_event_new(struct ppf_model *model, u32 ctx, u32 parent,
 				 u32 file, struct ppf_prediction *out,
 				 unsigned int max_out)
 {
-	return ppf_model_step(model, ctx, parent, file, out, max_out, true);
+	return ppf_model_step(model, ctx, parent, file, out, max_out, true,
+			      false);
+}
+
+/**
+ * ppf_model_learn() - count one open or exec, predict nothing
+ * @model: the model
+ * @ctx: as for ppf_model_event()
+ * @parent: as for ppf_model_event()
+ * @file: the caller's id of the file opened
+ *
+ * For a caller that will not act on this event's predictions (the device
+ * it would read from is paused): the event is learnt as ppf_model_event()
+ * learns it, surprises included, and nothing is predicted.  Nothing named
+ * at it was told, so for ppf_model_event_new() it ends what stood: EPCM's
+ * chain is let go, and the context's next event names its whole chain as
+ * news.  Cheaper than ppf_model_event(): no chain is extended or written.
+ */
+void ppf_model_learn(struct ppf_model *model, u32 ctx, u32 parent, u32 file)
+{
+	struct ppf_prediction expect;
+
+	ppf_model_step(model, ctx, parent, file, &expect, 1, true, true);
 }
 
 /**

@@ -53,6 +53,9 @@ struct ppf_model_ops {
  * @news: the event under way writes only what is news
  *	(ppf_model_event_new()); a model that names everything afresh at
  *	each event may ignore it
+ * @learn: the event under way is learnt and nothing is written
+ *	(ppf_model_learn()); the implementation is asked for at most one
+ *	prediction, the most likely, which it may use to learn surprises
  * @contexts: which slot holds each live context (the slots' contents are
  *	the implementation's)
  * @surprises: events the most likely prediction before them did not name
@@ -64,6 +67,7 @@ struct ppf_model {
 	u64 events;
 	u32 epoch;
 	bool news;
+	bool learn;
 	struct ppf_ctx_table contexts;
 	u64 surprises;
 };

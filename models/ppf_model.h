@@ -159,6 +159,7 @@ unsigned int ppf_model_event(struct ppf_model *model, u32 ctx, u32 parent,
 unsigned int ppf_model_event_new(struct ppf_model *model, u32 ctx, u32 parent,
 				 u32 file, struct ppf_prediction *out,
 				 unsigned int max_out);
+void ppf_model_learn(struct ppf_model *model, u32 ctx, u32 parent, u32 file);
 void ppf_model_restate(struct ppf_model *model);
 u64 ppf_model_surprises(const struct ppf_model *model);
 void ppf_model_stats(const struct ppf_model *model,

@@ -102,22 +102,26 @@ static void ppf_worker_open(struct ppf_event *ev)
 		ppf_stat_inc(dropped[PPF_DROP_NO_MEMORY]);
 		return;
 	}
-	surprises = ppf_model_surprises(model);
-	n = ppf_model_event_new(model, ev->ctx, ev->parent, id,
-				ppf_predictions, ppf_lookahead(ppf_seq));
 	ppf_history_add(&(struct ppf_history_rec){
 		.file = id, .ctx = ev->ctx, .parent = ev->parent,
 		.domain = ev->domain });
-	ppf_stat_add(worker_model_ns, ktime_get_ns() - model_start);
 	/*
-	 * A paused device's open is learnt (the model, above; the file's
-	 * metadata and uses) and nothing is acted on: no prediction planned,
-	 * no sweep, no readahead, no window charged (payoff.c).
+	 * A paused device's open is learnt (the model; the file's metadata
+	 * and uses, above) and nothing is acted on: nothing predicted, so
+	 * that what the model names after the pause is news (the chain it
+	 * had, never planned, is named again whole), no sweep, no
+	 * readahead, no window charged (payoff.c).
 	 */
 	if (ev->learn_only) {
+		ppf_model_learn(model, ev->ctx, ev->parent, id);
+		ppf_stat_add(worker_model_ns, ktime_get_ns() - model_start);
 		ppf_device_sample(ev->sb, ppf_prefetch_in_flight());
 		return;
 	}
+	surprises = ppf_model_surprises(model);
+	n = ppf_model_event_new(model, ev->ctx, ev->parent, id,
+				ppf_predictions, ppf_lookahead(ppf_seq));
+	ppf_stat_add(worker_model_ns, ktime_get_ns() - model_start);
 	ppf_stat_add(predictions, n);
 	for (i = 0; i < n; i++) {
 		const struct ppf_prediction *p = &ppf_predictions[i];
@@ -303,8 +307,7 @@ void ppf_worker_learn(struct ppf_domains *d, const struct ppf_history_rec *rec)
 	lockdep_assert_held(&ppf_worker_mutex);
 	model = ppf_domain_model(d, rec->domain);
 	if (model)
-		ppf_model_event(model, rec->ctx, rec->parent, rec->file,
-				ppf_predictions, 0);
+		ppf_model_learn(model, rec->ctx, rec->parent, rec->file);
 	ppf_history_add(rec);
 }
 

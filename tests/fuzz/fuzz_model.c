@@ -7,7 +7,9 @@
  * 2-byte file ids, so that small alphabets with many repeats are reached
  * quickly; when the parameters ask for several streams, each event is
  * preceded by a byte naming its context and the context's parent (a few
- * values, so that contexts are new, reused and reclaimed often).  A twin
+ * values, so that contexts are new, reused and reclaimed often), and
+ * whether both models only learn it (ppf_model_learn(): it tells nothing,
+ * so what the twin is told next must cover what stood).  A twin
  * fed the same events through ppf_model_event_new() must be told exactly
  * what is news: each of its predictions is one of the model's, and each of
  * the model's that it was not told of it was told of before, since the
@@ -144,18 +146,24 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	fz.input++;
 	while (size) {
 		u32 c = streams ? take(&data, &size, 1) : 0;
-		u32 ctx = c & 15, parent = (c >> 4) & 7;
-		bool restate = c & 0x80;
+		u32 ctx = c & 15, parent = (c >> 4) & 3;
+		bool learn = c & 0x40, restate = c & 0x80;
 		u32 f = take(&data, &size, wide ? 2 : 1);
-		unsigned int n, n2;
+		unsigned int n = 0, n2 = 0;
 
 		if (restate) {
 			ppf_model_restate(m);
 			ppf_model_restate(twin);
 		}
-		n = ppf_model_event(m, ctx, parent, f, out, PPF_MAX_PREDICTIONS);
-		n2 = ppf_model_event_new(twin, ctx, parent, f, out2,
-					 PPF_MAX_PREDICTIONS);
+		if (learn) {
+			ppf_model_learn(m, ctx, parent, f);
+			ppf_model_learn(twin, ctx, parent, f);
+		} else {
+			n = ppf_model_event(m, ctx, parent, f, out,
+					    PPF_MAX_PREDICTIONS);
+			n2 = ppf_model_event_new(twin, ctx, parent, f, out2,
+						 PPF_MAX_PREDICTIONS);
+		}
 
 		events++;
 		why = events <= 256 || events % 64 == 0 || !size ?

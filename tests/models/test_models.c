@@ -398,6 +398,101 @@ static void test_epcm_news_chain_afresh(void)
 	ppf_model_destroy(m);
 }
 
+/*
+ * ppf_model_learn() learns an event as ppf_model_event() does, for every
+ * model: fed the same stream, some of it only learnt, a model predicts
+ * afterwards exactly what its twin fed nothing but full events does.
+ */
+static void test_learn_learns_as_event(void)
+{
+	static const enum ppf_model_kind kinds[] = {
+		PPF_MODEL_LAST_SUCCESSOR, PPF_MODEL_PCM, PPF_MODEL_EPCM };
+	struct ppf_prediction out[PPF_MAX_PREDICTIONS], ref[PPF_MAX_PREDICTIONS];
+	unsigned int k, i, j, n, nr, differ = 0;
+
+	for (k = 0; k < 3; k++) {
+		struct ppf_model *m = make(kinds[k], 64, 3, 25);
+		struct ppf_model *twin = make(kinds[k], 64, 3, 25);
+
+		/* Two interleaved cycles, with a detour every 7th event. */
+		for (i = 0; i < 600; i++) {
+			u32 f = i % 7 == 6 ? 500 + i % 11 : i % 30;
+
+			if (i >= 200 && i < 400 && i % 3)
+				ppf_model_learn(m, 0, 0, f);
+			else
+				ppf_model_event(m, 0, 0, f, out, 16);
+			ppf_model_event(twin, 0, 0, f, ref, 16);
+		}
+		EXPECT(ppf_model_surprises(m) == ppf_model_surprises(twin),
+		       "%s: %llu surprises learnt against %llu",
+		       ppf_model_kind_name(kinds[k]),
+		       (unsigned long long)ppf_model_surprises(m),
+		       (unsigned long long)ppf_model_surprises(twin));
+		for (i = 0; i < 60; i++) {
+			n = ppf_model_event(m, 0, 0, i % 30, out, 16);
+			nr = ppf_model_event(twin, 0, 0, i % 30, ref, 16);
+			if (n != nr) {
+				differ++;
+				continue;
+			}
+			for (j = 0; j < n; j++)
+				if (out[j].file != ref[j].file ||
+				    out[j].lead != ref[j].lead)
+					differ++;
+		}
+		EXPECT(differ == 0, "%s: %u predictions differ after learning",
+		       ppf_model_kind_name(kinds[k]), differ);
+		ppf_model_destroy(m);
+		ppf_model_destroy(twin);
+	}
+}
+
+/*
+ * A learnt event names nothing and tells nothing: EPCM's next event with
+ * news names its whole chain again (a caller that acted on nothing at a
+ * paused device plans it after the pause), then only news once more.
+ */
+static void test_epcm_learn_then_news(void)
+{
+	struct ppf_prediction out[PPF_MAX_PREDICTIONS], ref[PPF_MAX_PREDICTIONS];
+	struct ppf_model *m = make(PPF_MODEL_EPCM, 64, 51, 25);
+	struct ppf_model *twin = make(PPF_MODEL_EPCM, 64, 51, 25);
+	unsigned int pass, i, j, n, nr, most = 0, missing = 0;
+
+	for (pass = 0; pass < 6; pass++)
+		for (i = 0; i < 40; i++) {
+			ppf_model_event(m, 0, 0, i, out, 16);
+			ppf_model_event(twin, 0, 0, i, ref, 16);
+		}
+	for (i = 0; i < 10; i++) {
+		ppf_model_event_new(m, 0, 0, i, out, 16);
+		ppf_model_event(twin, 0, 0, i, ref, 16);
+	}
+	for (; i < 20; i++) {
+		ppf_model_learn(m, 0, 0, i);
+		ppf_model_event(twin, 0, 0, i, ref, 16);
+	}
+	n = ppf_model_event_new(m, 0, 0, i, out, 16);
+	nr = ppf_model_event(twin, 0, 0, i, ref, 16);
+	EXPECT(nr >= 8, "the full call names only %u files", nr);
+	for (j = 0; j < nr; j++)
+		if (!names(out, n, ref[j].file, ref[j].lead))
+			missing++;
+	EXPECT(missing == 0,
+	       "after learnt events, %u of the %u files named are not news",
+	       missing, nr);
+	for (i++; i < 40; i++) {
+		n = ppf_model_event_new(m, 0, 0, i, out, 16);
+		if (n > most)
+			most = n;
+	}
+	EXPECT(most <= 2, "an event of the learnt cycle wrote %u predictions",
+	       most);
+	ppf_model_destroy(m);
+	ppf_model_destroy(twin);
+}
+
 /* Last successor predicts what followed last time, and replaces it. */
 static void test_last_successor_replaces(void)
 {
@@ -742,6 +837,8 @@ static const struct ppf_test tests[] = {
 	{ "epcm_surprise_beyond_a_short_call", test_epcm_surprise_beyond_a_short_call },
 	{ "epcm_surprise_unconfirmed_names_nothing", test_epcm_surprise_unconfirmed_names_nothing },
 	{ "epcm_news_chain_afresh", test_epcm_news_chain_afresh },
+	{ "learn_learns_as_event", test_learn_learns_as_event },
+	{ "epcm_learn_then_news", test_epcm_learn_then_news },
 	{ "last_successor_replaces", test_last_successor_replaces },
 	{ "count_saturation_halves", test_count_saturation_halves },
 	{ "params_validation", test_params_validation },
