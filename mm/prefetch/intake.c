@@ -27,9 +27,18 @@
  *
  * While memory is too low for any prefetch to start (readahead.c), the
  * worker's only use is to learn, which can wait: the hooks queue events
- * without waking it, and it takes them PPF_LOWMEM_DELAY_MS after the first
+ * without waking it, and it takes them PPF_LEARN_DELAY_MS after the first
  * or when the ring is half full (ppf_queue()).  Woken at every open, it
  * used several times the CPU its work needed, in switches to and from it.
+ * The same holds in a hot cache (lookahead.c: the cache held all the
+ * worker predicted lately, and the model did not expect most opens): the
+ * worker predicts nothing there, so an open of a file all cached (its
+ * page cache holds as many pages as the file has) and the reads only
+ * teach it, and wait for the late batch too.  An open of a file not all
+ * cached wakes it as ever: it is the start of something cold, whose own
+ * pages and predictions are due now, and hot ends with its readahead.  In
+ * the random order in a hot cache, where every open is 2 ms from the last,
+ * the wake-ups were a third of what ppf added to the run.
  * What ppf costs a task's reads under that pressure, and the worker's CPU
  * against its work, are measured by test_mempressure.sh (run_tests.py
  * --only mempressure-long, and --only mempressure-reclaim where every read
@@ -42,7 +51,8 @@
 #include <linux/sched/clock.h>
 #include "ppf.h"
 
-#define PPF_LOWMEM_DELAY_MS	50
+/* How late events that can only be learnt are taken (ppf_queue()). */
+#define PPF_LEARN_DELAY_MS	50
 /*
  * The worker is woken at most once in this long: an event that comes
  * sooner after the last wake-up waits for the end of the interval, with
@@ -67,7 +77,12 @@ static enum hrtimer_restart ppf_wake_timer_fn(struct hrtimer *timer)
 	return HRTIMER_NORESTART;
 }
 
-static void ppf_queue(struct ppf_event *ev)
+/*
+ * Queue @ev and wake the worker for it, at once, at the end of the batch
+ * interval, or late (@urgent false: the event can wait while the worker
+ * can only learn).
+ */
+static void ppf_queue(struct ppf_event *ev, bool urgent)
 {
 	u64 now, since;
 
@@ -83,7 +98,11 @@ static void ppf_queue(struct ppf_event *ev)
 	}
 	/* Does nothing while it is pending: one timer for the whole batch. */
 	if (ppf_worker_memory_low()) {
-		ppf_worker_wake_late(msecs_to_jiffies(PPF_LOWMEM_DELAY_MS));
+		ppf_worker_wake_late(msecs_to_jiffies(PPF_LEARN_DELAY_MS));
+		return;
+	}
+	if (!urgent && ppf_lookahead_hot()) {
+		ppf_worker_wake_hot(msecs_to_jiffies(PPF_LEARN_DELAY_MS));
 		return;
 	}
 	now = local_clock();
@@ -199,7 +218,8 @@ static void __ppf_event_open(struct ppf_sb *s, struct dentry *dentry,
 	ev.cred = get_current_cred();
 	ppf_event_context(&ev);
 	ppf_event_domain(&ev);
-	ppf_queue(&ev);
+	/* Not all cached: hot or not, its pages may be due now. */
+	ppf_queue(&ev, READ_ONCE(inode->i_mapping->nrpages) < ev.pages);
 }
 
 /*
@@ -228,7 +248,7 @@ static noinline void ppf_event_read_unknown(struct ppf_sb *s,
 	ev.read_kind = kind;
 	ppf_sb_get(s);
 	ev.sb = s;
-	ppf_queue(&ev);
+	ppf_queue(&ev, false);
 }
 
 /* Inline in both forms of ppf_event_read(): it runs at every access. */

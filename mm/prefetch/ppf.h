@@ -222,6 +222,8 @@ extern struct mutex ppf_config_mutex;
  * @pace_timer_ns: of @worker_ns, time spent in those wake-ups
  * @lowmem_batches: batches of events the worker took late, memory being
  *	too low for any prefetch (intake.c)
+ * @hot_batches: batches of events the worker took late, the cache holding
+ *	all it predicted lately and the files opened (intake.c)
  * @payoff_pays: windows in which a device's prefetching paid (payoff.c)
  * @payoff_pauses: windows after which a device was paused: its used
  *	prefetches saved less time than the worker spent
@@ -246,8 +248,8 @@ extern struct mutex ppf_config_mutex;
  * @restates: times the worker had the models name everything again: a
  *	page left a page cache, or the plan dropped a predicted file for
  *	room (worker.c)
- * @opens_hot: opens whose predictions were asked for at the hot depth:
- *	the cache held all that was predicted lately (lookahead.c)
+ * @opens_hot: opens learnt and not predicted from, hot: the cache held
+ *	all that was predicted lately (lookahead.c)
  * @opens_deep: opens whose predictions were asked for at the full
  *	lookahead: deep, or a probe (lookahead.c)
  * @page_maps: page maps made for mapped files (page_map.c)
@@ -287,6 +289,7 @@ struct ppf_stats {
 	u64 pace_timer_runs;
 	u64 pace_timer_ns;
 	u64 lowmem_batches;
+	u64 hot_batches;
 	u64 payoff_pays;
 	u64 payoff_pauses;
 	u64 payoff_unused;
@@ -813,6 +816,7 @@ void ppf_intake_stop(void);
 struct task_struct;
 void ppf_worker_wake(void);
 void ppf_worker_wake_late(unsigned long delay);
+void ppf_worker_wake_hot(unsigned long delay);
 bool ppf_worker_memory_low(void);
 void ppf_worker_learn(struct ppf_domains *d, const struct ppf_history_rec *rec);
 struct ppf_domains *ppf_worker_set_models(struct ppf_domains *d);
@@ -974,6 +978,7 @@ void ppf_lookahead_restated(void);
 void ppf_lookahead_late(void);
 void ppf_lookahead_event(bool idle, bool surprised);
 void ppf_lookahead_reset(bool deep);
+bool ppf_lookahead_hot(void);
 
 /* config.c */
 int ppf_config_init(void);

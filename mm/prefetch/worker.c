@@ -46,6 +46,7 @@ static struct ppf_prediction ppf_predictions[PPF_MAX_PREDICTIONS];
 static void ppf_work_fn(struct kthread_work *work);
 static DEFINE_KTHREAD_WORK(ppf_work, ppf_work_fn);
 static DEFINE_KTHREAD_DELAYED_WORK(ppf_lowmem_work, ppf_work_fn);
+static DEFINE_KTHREAD_DELAYED_WORK(ppf_hot_work, ppf_work_fn);
 static void ppf_pace_fn(struct kthread_work *work);
 static DEFINE_KTHREAD_WORK(ppf_pace_work, ppf_pace_fn);
 /* Set by the worker after each batch: memory was too low to prefetch. */
@@ -74,7 +75,7 @@ static void ppf_worker_open(struct ppf_event *ev)
 	u64 start = ktime_get_ns();
 	struct ppf_file *f = ppf_file_remember(ev), *planned;
 	struct ppf_model *model;
-	unsigned int i, n;
+	unsigned int i, n, depth;
 	u64 model_start, surprises;
 	u32 id;
 
@@ -119,8 +120,14 @@ static void ppf_worker_open(struct ppf_event *ev)
 		return;
 	}
 	surprises = ppf_model_surprises(model);
-	n = ppf_model_event_new(model, ev->ctx, ev->parent, id,
-				ppf_predictions, ppf_lookahead(ppf_seq));
+	depth = ppf_lookahead(ppf_seq);
+	if (depth) {
+		n = ppf_model_event_new(model, ev->ctx, ev->parent, id,
+					ppf_predictions, depth);
+	} else {	/* hot: learnt, nothing predicted (lookahead.c) */
+		ppf_model_learn(model, ev->ctx, ev->parent, id);
+		n = 0;
+	}
 	ppf_stat_add(worker_model_ns, ktime_get_ns() - model_start);
 	ppf_stat_add(predictions, n);
 	for (i = 0; i < n; i++) {
@@ -213,16 +220,20 @@ static void ppf_pace_pass(struct blk_plug *plug)
 static void ppf_work_fn(struct kthread_work *work)
 {
 	struct blk_plug plug;
-	bool late = work == &ppf_lowmem_work.work;
+	bool lowmem = work == &ppf_lowmem_work.work;
+	bool hot = work == &ppf_hot_work.work;
 	unsigned int i, n;
 
 	while ((n = ppf_ring_pop(ppf_batch, PPF_BATCH))) {
 		u64 start = ktime_get_ns();
 
-		if (late) {	/* counted if it found events */
+		/* Counted if they found events. */
+		if (lowmem)
 			ppf_stat_inc(lowmem_batches);
-			late = false;
-		}
+		if (hot)
+			ppf_stat_inc(hot_batches);
+		lowmem = false;
+		hot = false;
 
 		mutex_lock(&ppf_worker_mutex);
 		ppf_restate_if_removed();
@@ -279,6 +290,19 @@ void ppf_worker_wake(void)
 void ppf_worker_wake_late(unsigned long delay)
 {
 	kthread_queue_delayed_work(ppf_worker, &ppf_lowmem_work, delay);
+}
+
+/**
+ * ppf_worker_wake_hot() - the same, for a hot cache's events
+ * @delay: in jiffies
+ *
+ * While the worker predicts nothing (ppf_lookahead_hot()), for events it
+ * can only learn from: one timer for the whole batch, counted apart
+ * (hot_batches).
+ */
+void ppf_worker_wake_hot(unsigned long delay)
+{
+	kthread_queue_delayed_work(ppf_worker, &ppf_hot_work, delay);
 }
 
 /**
@@ -389,6 +413,7 @@ int ppf_worker_start(void)
 void ppf_worker_stop(void)
 {
 	kthread_cancel_delayed_work_sync(&ppf_lowmem_work);
+	kthread_cancel_delayed_work_sync(&ppf_hot_work);
 	kthread_flush_worker(ppf_worker);
 	/* The flushed work may have armed the pacing timer again. */
 	ppf_pacing_stop();
