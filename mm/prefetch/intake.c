@@ -30,15 +30,22 @@
  * without waking it, and it takes them PPF_LEARN_DELAY_MS after the first
  * or when the ring is half full (ppf_queue()).  Woken at every open, it
  * used several times the CPU its work needed, in switches to and from it.
- * The same holds in a hot cache (lookahead.c: the cache held all the
- * worker predicted lately, and the model did not expect most opens): the
- * worker predicts nothing there, so an open of a file all cached (its
- * page cache holds as many pages as the file has) and the reads only
- * teach it, and wait for the late batch too.  An open of a file not all
- * cached wakes it as ever: it is the start of something cold, whose own
- * pages and predictions are due now, and hot ends with its readahead.  In
- * the random order in a hot cache, where every open is 2 ms from the last,
- * the wake-ups were a third of what ppf added to the run.
+ * The same holds for a read of a file not in the table yet (it only
+ * widens what the file's use is learnt to be), for a paused device's
+ * opens (payoff.c), and in a hot cache (lookahead.c: the cache held all
+ * the worker predicted lately, and the model did not expect most opens),
+ * where the worker predicts nothing, for an open of a file all cached
+ * (its page cache holds as many pages as the file has): they only teach
+ * it, and wait for a late batch of their own (ppf_worker_wake_learn()),
+ * or for the wake-up of an event that cannot wait, which takes the ring
+ * in order.  An open of a file
+ * not all cached wakes it as ever, hot or not: it is the start of
+ * something cold, whose own pages and predictions are due now, and hot
+ * ends with its readahead.  In the random order in a hot cache, where
+ * every open is 2 ms from the last, the wake-ups were a third of what ppf
+ * added to the run; in a parallel build in a hot cache, its device paused
+ * for most of the run, a wake-up at each open it only learnt cost more
+ * than the learning.
  * What ppf costs a task's reads under that pressure, and the worker's CPU
  * against its work, are measured by test_mempressure.sh (run_tests.py
  * --only mempressure-long, and --only mempressure-reclaim where every read
@@ -78,9 +85,9 @@ static enum hrtimer_restart ppf_wake_timer_fn(struct hrtimer *timer)
 }
 
 /*
- * Queue @ev and wake the worker for it, at once, at the end of the batch
- * interval, or late (@urgent false: the event can wait while the worker
- * can only learn).
+ * Queue @ev and wake the worker for it: at once, at the end of the batch
+ * interval, or late if it can only be learnt (a read, a paused device's
+ * open, or while hot an open that is not @urgent: of a file all cached).
  */
 static void ppf_queue(struct ppf_event *ev, bool urgent)
 {
@@ -101,8 +108,9 @@ static void ppf_queue(struct ppf_event *ev, bool urgent)
 		ppf_worker_wake_late(msecs_to_jiffies(PPF_LEARN_DELAY_MS));
 		return;
 	}
-	if (!urgent && ppf_lookahead_hot()) {
-		ppf_worker_wake_hot(msecs_to_jiffies(PPF_LEARN_DELAY_MS));
+	if (ev->kind == PPF_EV_READ || ev->learn_only ||
+	    (!urgent && ppf_lookahead_hot())) {
+		ppf_worker_wake_learn(msecs_to_jiffies(PPF_LEARN_DELAY_MS));
 		return;
 	}
 	now = local_clock();

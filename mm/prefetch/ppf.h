@@ -222,8 +222,9 @@ extern struct mutex ppf_config_mutex;
  * @pace_timer_ns: of @worker_ns, time spent in those wake-ups
  * @lowmem_batches: batches of events the worker took late, memory being
  *	too low for any prefetch (intake.c)
- * @hot_batches: batches of events the worker took late, the cache holding
- *	all it predicted lately and the files opened (intake.c)
+ * @learn_batches: batches of events the worker took late, since it could
+ *	only learn from them: reads, a paused device's opens, or opens of
+ *	files cached while the cache held all it predicted lately (intake.c)
  * @payoff_pays: windows in which a device's prefetching paid (payoff.c)
  * @payoff_pauses: windows after which a device was paused: its used
  *	prefetches saved less time than the worker spent
@@ -289,7 +290,7 @@ struct ppf_stats {
 	u64 pace_timer_runs;
 	u64 pace_timer_ns;
 	u64 lowmem_batches;
-	u64 hot_batches;
+	u64 learn_batches;
 	u64 payoff_pays;
 	u64 payoff_pauses;
 	u64 payoff_unused;
@@ -816,7 +817,7 @@ void ppf_intake_stop(void);
 struct task_struct;
 void ppf_worker_wake(void);
 void ppf_worker_wake_late(unsigned long delay);
-void ppf_worker_wake_hot(unsigned long delay);
+void ppf_worker_wake_learn(unsigned long delay);
 bool ppf_worker_memory_low(void);
 void ppf_worker_learn(struct ppf_domains *d, const struct ppf_history_rec *rec);
 struct ppf_domains *ppf_worker_set_models(struct ppf_domains *d);

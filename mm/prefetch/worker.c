@@ -46,7 +46,7 @@ static struct ppf_prediction ppf_predictions[PPF_MAX_PREDICTIONS];
 static void ppf_work_fn(struct kthread_work *work);
 static DEFINE_KTHREAD_WORK(ppf_work, ppf_work_fn);
 static DEFINE_KTHREAD_DELAYED_WORK(ppf_lowmem_work, ppf_work_fn);
-static DEFINE_KTHREAD_DELAYED_WORK(ppf_hot_work, ppf_work_fn);
+static DEFINE_KTHREAD_DELAYED_WORK(ppf_learn_work, ppf_work_fn);
 static void ppf_pace_fn(struct kthread_work *work);
 static DEFINE_KTHREAD_WORK(ppf_pace_work, ppf_pace_fn);
 /* Set by the worker after each batch: memory was too low to prefetch. */
@@ -221,7 +221,7 @@ static void ppf_work_fn(struct kthread_work *work)
 {
 	struct blk_plug plug;
 	bool lowmem = work == &ppf_lowmem_work.work;
-	bool hot = work == &ppf_hot_work.work;
+	bool learn = work == &ppf_learn_work.work;
 	unsigned int i, n;
 
 	while ((n = ppf_ring_pop(ppf_batch, PPF_BATCH))) {
@@ -230,10 +230,10 @@ static void ppf_work_fn(struct kthread_work *work)
 		/* Counted if they found events. */
 		if (lowmem)
 			ppf_stat_inc(lowmem_batches);
-		if (hot)
-			ppf_stat_inc(hot_batches);
+		if (learn)
+			ppf_stat_inc(learn_batches);
 		lowmem = false;
-		hot = false;
+		learn = false;
 
 		mutex_lock(&ppf_worker_mutex);
 		ppf_restate_if_removed();
@@ -293,16 +293,17 @@ void ppf_worker_wake_late(unsigned long delay)
 }
 
 /**
- * ppf_worker_wake_hot() - the same, for a hot cache's events
+ * ppf_worker_wake_learn() - the same, for events that can only be learnt
  * @delay: in jiffies
  *
- * While the worker predicts nothing (ppf_lookahead_hot()), for events it
- * can only learn from: one timer for the whole batch, counted apart
- * (hot_batches).
+ * For reads of files not in the table yet, a paused device's opens, and
+ * while the worker predicts nothing (ppf_lookahead_hot()) opens of files
+ * all cached: one timer for the whole batch, counted apart
+ * (learn_batches).
  */
-void ppf_worker_wake_hot(unsigned long delay)
+void ppf_worker_wake_learn(unsigned long delay)
 {
-	kthread_queue_delayed_work(ppf_worker, &ppf_hot_work, delay);
+	kthread_queue_delayed_work(ppf_worker, &ppf_learn_work, delay);
 }
 
 /**
@@ -413,7 +414,7 @@ int ppf_worker_start(void)
 void ppf_worker_stop(void)
 {
 	kthread_cancel_delayed_work_sync(&ppf_lowmem_work);
-	kthread_cancel_delayed_work_sync(&ppf_hot_work);
+	kthread_cancel_delayed_work_sync(&ppf_learn_work);
 	kthread_flush_worker(ppf_worker);
 	/* The flushed work may have armed the pacing timer again. */
 	ppf_pacing_stop();

@@ -87,7 +87,7 @@ check "chunks: one look per file looked at, not per chunk" eq "$dec" "$looked"
 # and most of which the model did not expect, each open is learnt and
 # nothing is predicted from it (opens_hot) but the probe every 64th open
 # makes, and the worker takes the opens of files all cached late, in
-# batches (hot_batches).  H1 to H24 are written here, so they are all
+# batches (learn_batches).  H1 to H24 are written here, so they are all
 # cached, and opened in another order each pass, so that the model is
 # surprised.  Anything removed from a page cache ends it at once: after
 # the caches are dropped, the open of K1, not cached, wakes the worker at
@@ -125,7 +125,7 @@ for i in 1 2 3 4 5 6; do
 	settle 0
 done
 h0=$(stat_of opens_hot) s0=$(stat_of model_surprises)
-b0=$(stat_of hot_batches)
+b0=$(stat_of learn_batches)
 echo 1 > $T/events/predictive_prefetch/ppf_prediction/enable
 echo > $T/trace
 cat $(shuffled 7) > /dev/null
@@ -133,7 +133,7 @@ settle 0
 echo 0 > $T/events/predictive_prefetch/ppf_prediction/enable
 premise "hot: the model did not expect most of a pass in a new order" \
 	ge "$(($(stat_of model_surprises) - s0))" 16
-hot_opens=$(($(stat_of opens_hot) - h0)) batches=$(($(stat_of hot_batches) - b0))
+hot_opens=$(($(stat_of opens_hot) - h0)) batches=$(($(stat_of learn_batches) - b0))
 # The opens anything was predicted after: at most one, the probe every
 # 64th open makes at the full lookahead.
 told=$(grep -o "ppf_prediction: after=[0-9]*" $T/trace | sort -u | wc -l)
@@ -143,11 +143,11 @@ check "hot: opens in a cache holding everything predicted predict nothing" \
 check "hot: the worker took them late, several a wake-up" \
 	eval '[ "$batches" -ge 1 ] && [ "$batches" -lt "$hot_opens" ]'
 drop_caches
-b0=$(stat_of hot_batches)
+b0=$(stat_of learn_batches)
 cat K1 > /dev/null
 settle
 check "hot: an open of a file not cached is taken at once, not late" \
-	eq "$(($(stat_of hot_batches) - b0))" 0
+	eq "$(($(stat_of learn_batches) - b0))" 0
 check "hot: ended by the caches dropped, the 12th file is read ahead after the first" \
 	eq "$(resident_kb K12)" 4
 rm -f $hot $chain
