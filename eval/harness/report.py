@@ -27,7 +27,7 @@ def _mean(xs: List[float]) -> Optional[float]:
 # ppf's counters kept per measured run: the difference across the run
 # (run-experiment.sh's NAME.ppf-before.txt and NAME.ppf-after.txt).
 RUN_COUNTERS = ("events_open", "events_exec", "events_read", "predictions",
-                "predictions_repeated", "restates", "opens_hot", "learn_batches", "opens_deep",
+                "predictions_repeated", "restates", "opens_hot", "opens_deep",
                 "decodes", "decodes_spared",
                 "prefetch_issued", "pages_requested",
                 "page_map_runs", "opened_planned",

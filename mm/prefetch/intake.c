@@ -27,25 +27,9 @@
  *
  * While memory is too low for any prefetch to start (readahead.c), the
  * worker's only use is to learn, which can wait: the hooks queue events
- * without waking it, and it takes them PPF_LEARN_DELAY_MS after the first
+ * without waking it, and it takes them PPF_LOWMEM_DELAY_MS after the first
  * or when the ring is half full (ppf_queue()).  Woken at every open, it
  * used several times the CPU its work needed, in switches to and from it.
- * The same holds for a read of a file not in the table yet (it only
- * widens what the file's use is learnt to be), for a paused device's
- * opens (payoff.c), and in a hot cache (lookahead.c: the cache held all
- * the worker predicted lately, and the model did not expect most opens),
- * where the worker predicts nothing, for an open of a file all cached
- * (its page cache holds as many pages as the file has): they only teach
- * it, and wait for a late batch of their own (ppf_worker_wake_learn()),
- * or for the wake-up of an event that cannot wait, which takes the ring
- * in order.  An open of a file
- * not all cached wakes it as ever, hot or not: it is the start of
- * something cold, whose own pages and predictions are due now, and hot
- * ends with its readahead.  In the random order in a hot cache, where
- * every open is 2 ms from the last, the wake-ups were a third of what ppf
- * added to the run; in a parallel build in a hot cache, its device paused
- * for most of the run, a wake-up at each open it only learnt cost more
- * than the learning.
  * What ppf costs a task's reads under that pressure, and the worker's CPU
  * against its work, are measured by test_mempressure.sh (run_tests.py
  * --only mempressure-long, and --only mempressure-reclaim where every read
@@ -58,8 +42,7 @@
 #include <linux/sched/clock.h>
 #include "ppf.h"
 
-/* How late events that can only be learnt are taken (ppf_queue()). */
-#define PPF_LEARN_DELAY_MS	50
+#define PPF_LOWMEM_DELAY_MS	50
 /*
  * The worker is woken at most once in this long: an event that comes
  * sooner after the last wake-up waits for the end of the interval, with
@@ -84,12 +67,7 @@ static enum hrtimer_restart ppf_wake_timer_fn(struct hrtimer *timer)
 	return HRTIMER_NORESTART;
 }
 
-/*
- * Queue @ev and wake the worker for it: at once, at the end of the batch
- * interval, or late if it can only be learnt (a read, a paused device's
- * open, or while hot an open that is not @urgent: of a file all cached).
- */
-static void ppf_queue(struct ppf_event *ev, bool urgent)
+static void ppf_queue(struct ppf_event *ev)
 {
 	u64 now, since;
 
@@ -105,12 +83,7 @@ static void ppf_queue(struct ppf_event *ev, bool urgent)
 	}
 	/* Does nothing while it is pending: one timer for the whole batch. */
 	if (ppf_worker_memory_low()) {
-		ppf_worker_wake_late(msecs_to_jiffies(PPF_LEARN_DELAY_MS));
-		return;
-	}
-	if (ev->kind == PPF_EV_READ || ev->learn_only ||
-	    (!urgent && ppf_lookahead_hot())) {
-		ppf_worker_wake_learn(msecs_to_jiffies(PPF_LEARN_DELAY_MS));
+		ppf_worker_wake_late(msecs_to_jiffies(PPF_LOWMEM_DELAY_MS));
 		return;
 	}
 	now = local_clock();
@@ -226,8 +199,7 @@ static void __ppf_event_open(struct ppf_sb *s, struct dentry *dentry,
 	ev.cred = get_current_cred();
 	ppf_event_context(&ev);
 	ppf_event_domain(&ev);
-	/* Not all cached: hot or not, its pages may be due now. */
-	ppf_queue(&ev, READ_ONCE(inode->i_mapping->nrpages) < ev.pages);
+	ppf_queue(&ev);
 }
 
 /*
@@ -256,7 +228,7 @@ static noinline void ppf_event_read_unknown(struct ppf_sb *s,
 	ev.read_kind = kind;
 	ppf_sb_get(s);
 	ev.sb = s;
-	ppf_queue(&ev, false);
+	ppf_queue(&ev);
 }
 
 /* Inline in both forms of ppf_event_read(): it runs at every access. */

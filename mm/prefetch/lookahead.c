@@ -28,14 +28,11 @@
  * Below shallow there is hot: a window in which no readahead started,
  * nothing left any page cache (no restate), at whose end nothing is
  * planned or in flight, and at least half of whose opens the model did
- * not expect, makes the next opens ask for nothing: they are learnt
- * (ppf_model_learn()), and the worker is woken for them late, in batches,
- * unless the file opened is not all cached (intake.c).  Where every open
- * is a surprise (a workload in an order never seen twice), each one made
- * a chain afresh and had each of its files judged, all found cached: at
- * PPF_SHALLOW that was most of what the worker spent in a hot cache, and
- * at 4 files, the depth hot first asked for, the judgements and a wake-up
- * an open were still most of it.  The surprises are what make it safe: where the model
+ * not expect, makes the next opens ask for PPF_HOT_DEPTH files only.
+ * Where every open is a surprise (a workload in an order never seen
+ * twice), each one makes a chain afresh and has each of its files judged,
+ * all found cached: at PPF_SHALLOW that was most of what the worker spent
+ * in a hot cache.  The surprises are what make it safe: where the model
  * expects its opens, a chain stands and names one new file an open
  * whatever the depth, so depth costs nothing, and a chain made afresh at
  * a program's start is right, its cold files far down it.  Without that
@@ -45,9 +42,8 @@
  * hot cache asks for 4 files").  Hot ends at once, not at the window's
  * end, when a readahead starts (a file predicted, swept or opened was not
  * all cached) or a restate is due; the next open asks for PPF_SHALLOW
- * again, and the model names its whole chain as news.  The probe every
- * PPF_PROBE_EVERY-th open is made hot or not, so a hot cache whose
- * model's chains lead to files not cached learns so within 64 opens.
+ * again, and the model adds the files of the chain past PPF_HOT_DEPTH as
+ * news.
  *
  * Measured by experiments (python3 -m eval.harness run EXPERIMENT
  * --report): ablation-glimpse-hdd2001 and ablation-pystart-hdd2001, each
@@ -62,9 +58,9 @@
 #define PPF_PROBE_EVERY		64
 #define PPF_WINDOW		32
 #define PPF_DEEP_MIN		2	/* deep files read ahead per window to stay deep */
-static bool ppf_deep;		/* under ppf_worker_mutex */
-/* Written under ppf_worker_mutex; the hooks read it (ppf_lookahead_hot()). */
-static bool ppf_hot;
+#define PPF_HOT_DEPTH		4	/* files asked for while the cache holds all */
+
+static bool ppf_deep, ppf_hot;		/* under ppf_worker_mutex */
 static unsigned int ppf_window_events, ppf_window_paid, ppf_window_late;
 static unsigned int ppf_window_surprises;
 static bool ppf_window_cold;	/* a readahead started or a restate came */
@@ -81,21 +77,8 @@ static void ppf_window_start(void)
 /* Something was not cached: hot ends now, and the window is not hot. */
 static void ppf_window_not_hot(void)
 {
-	WRITE_ONCE(ppf_hot, false);
+	ppf_hot = false;
 	ppf_window_cold = true;
-}
-
-/**
- * ppf_lookahead_hot() - do the opens of cached files only teach the model?
- *
- * The hooks' lockless look (intake.c): while hot, an open of a file all
- * cached asks for no predictions, and its learning can wait.
- *
- * Return: the worker's latest judgement.
- */
-bool ppf_lookahead_hot(void)
-{
-	return READ_ONCE(ppf_hot);
 }
 
 /**
@@ -104,7 +87,7 @@ bool ppf_lookahead_hot(void)
  *
  * The caller holds ppf_worker_mutex.
  *
- * Return: 1..lookahead, or 0 while hot: learn the open, predict nothing.
+ * Return: 1..lookahead.
  */
 unsigned int ppf_lookahead(u64 seq)
 {
@@ -117,7 +100,7 @@ unsigned int ppf_lookahead(u64 seq)
 	}
 	if (ppf_hot) {
 		ppf_stat_inc(opens_hot);
-		return 0;
+		return min_t(unsigned int, max, PPF_HOT_DEPTH);
 	}
 	return min_t(unsigned int, max, PPF_SHALLOW);
 }
@@ -177,8 +160,8 @@ void ppf_lookahead_event(bool idle, bool surprised)
 	if (++ppf_window_events < PPF_WINDOW)
 		return;
 	ppf_deep = ppf_window_paid >= PPF_DEEP_MIN && ppf_window_late;
-	WRITE_ONCE(ppf_hot, !ppf_window_cold && idle &&
-		   ppf_window_surprises * 2 >= PPF_WINDOW);
+	ppf_hot = !ppf_window_cold && idle &&
+		  ppf_window_surprises * 2 >= PPF_WINDOW;
 	ppf_window_start();
 }
 
@@ -198,6 +181,6 @@ void ppf_lookahead_reset(bool deep)
 {
 	lockdep_assert_held(&ppf_worker_mutex);
 	ppf_deep = deep;
-	WRITE_ONCE(ppf_hot, false);
+	ppf_hot = false;
 	ppf_window_start();
 }

@@ -222,9 +222,6 @@ extern struct mutex ppf_config_mutex;
  * @pace_timer_ns: of @worker_ns, time spent in those wake-ups
  * @lowmem_batches: batches of events the worker took late, memory being
  *	too low for any prefetch (intake.c)
- * @learn_batches: batches of events the worker took late, since it could
- *	only learn from them: reads, a paused device's opens, or opens of
- *	files cached while the cache held all it predicted lately (intake.c)
  * @payoff_pays: windows in which a device's prefetching paid (payoff.c)
  * @payoff_pauses: windows after which a device was paused: its used
  *	prefetches saved less time than the worker spent
@@ -249,8 +246,8 @@ extern struct mutex ppf_config_mutex;
  * @restates: times the worker had the models name everything again: a
  *	page left a page cache, or the plan dropped a predicted file for
  *	room (worker.c)
- * @opens_hot: opens learnt and not predicted from, hot: the cache held
- *	all that was predicted lately (lookahead.c)
+ * @opens_hot: opens whose predictions were asked for at the hot depth:
+ *	the cache held all that was predicted lately (lookahead.c)
  * @opens_deep: opens whose predictions were asked for at the full
  *	lookahead: deep, or a probe (lookahead.c)
  * @page_maps: page maps made for mapped files (page_map.c)
@@ -290,7 +287,6 @@ struct ppf_stats {
 	u64 pace_timer_runs;
 	u64 pace_timer_ns;
 	u64 lowmem_batches;
-	u64 learn_batches;
 	u64 payoff_pays;
 	u64 payoff_pauses;
 	u64 payoff_unused;
@@ -817,7 +813,6 @@ void ppf_intake_stop(void);
 struct task_struct;
 void ppf_worker_wake(void);
 void ppf_worker_wake_late(unsigned long delay);
-void ppf_worker_wake_learn(unsigned long delay);
 bool ppf_worker_memory_low(void);
 void ppf_worker_learn(struct ppf_domains *d, const struct ppf_history_rec *rec);
 struct ppf_domains *ppf_worker_set_models(struct ppf_domains *d);
@@ -979,7 +974,6 @@ void ppf_lookahead_restated(void);
 void ppf_lookahead_late(void);
 void ppf_lookahead_event(bool idle, bool surprised);
 void ppf_lookahead_reset(bool deep);
-bool ppf_lookahead_hot(void);
 
 /* config.c */
 int ppf_config_init(void);

@@ -93,7 +93,6 @@ static int ppf_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "pace_timer_runs %llu\n", s.pace_timer_runs);
 	seq_printf(m, "pace_timer_ns %llu\n", s.pace_timer_ns);
 	seq_printf(m, "lowmem_batches %llu\n", s.lowmem_batches);
-	seq_printf(m, "learn_batches %llu\n", s.learn_batches);
 	seq_printf(m, "payoff_pays %llu\n", s.payoff_pays);
 	seq_printf(m, "payoff_pauses %llu\n", s.payoff_pauses);
 	seq_printf(m, "payoff_unused %llu\n", s.payoff_unused);

@@ -46,7 +46,6 @@ static struct ppf_prediction ppf_predictions[PPF_MAX_PREDICTIONS];
 static void ppf_work_fn(struct kthread_work *work);
 static DEFINE_KTHREAD_WORK(ppf_work, ppf_work_fn);
 static DEFINE_KTHREAD_DELAYED_WORK(ppf_lowmem_work, ppf_work_fn);
-static DEFINE_KTHREAD_DELAYED_WORK(ppf_learn_work, ppf_work_fn);
 static void ppf_pace_fn(struct kthread_work *work);
 static DEFINE_KTHREAD_WORK(ppf_pace_work, ppf_pace_fn);
 /* Set by the worker after each batch: memory was too low to prefetch. */
@@ -75,7 +74,7 @@ static void ppf_worker_open(struct ppf_event *ev)
 	u64 start = ktime_get_ns();
 	struct ppf_file *f = ppf_file_remember(ev), *planned;
 	struct ppf_model *model;
-	unsigned int i, n, depth;
+	unsigned int i, n;
 	u64 model_start, surprises;
 	u32 id;
 
@@ -120,14 +119,8 @@ static void ppf_worker_open(struct ppf_event *ev)
 		return;
 	}
 	surprises = ppf_model_surprises(model);
-	depth = ppf_lookahead(ppf_seq);
-	if (depth) {
-		n = ppf_model_event_new(model, ev->ctx, ev->parent, id,
-					ppf_predictions, depth);
-	} else {	/* hot: learnt, nothing predicted (lookahead.c) */
-		ppf_model_learn(model, ev->ctx, ev->parent, id);
-		n = 0;
-	}
+	n = ppf_model_event_new(model, ev->ctx, ev->parent, id,
+				ppf_predictions, ppf_lookahead(ppf_seq));
 	ppf_stat_add(worker_model_ns, ktime_get_ns() - model_start);
 	ppf_stat_add(predictions, n);
 	for (i = 0; i < n; i++) {
@@ -220,20 +213,16 @@ static void ppf_pace_pass(struct blk_plug *plug)
 static void ppf_work_fn(struct kthread_work *work)
 {
 	struct blk_plug plug;
-	bool lowmem = work == &ppf_lowmem_work.work;
-	bool learn = work == &ppf_learn_work.work;
+	bool late = work == &ppf_lowmem_work.work;
 	unsigned int i, n;
 
 	while ((n = ppf_ring_pop(ppf_batch, PPF_BATCH))) {
 		u64 start = ktime_get_ns();
 
-		/* Counted if they found events. */
-		if (lowmem)
+		if (late) {	/* counted if it found events */
 			ppf_stat_inc(lowmem_batches);
-		if (learn)
-			ppf_stat_inc(learn_batches);
-		lowmem = false;
-		learn = false;
+			late = false;
+		}
 
 		mutex_lock(&ppf_worker_mutex);
 		ppf_restate_if_removed();
@@ -290,20 +279,6 @@ void ppf_worker_wake(void)
 void ppf_worker_wake_late(unsigned long delay)
 {
 	kthread_queue_delayed_work(ppf_worker, &ppf_lowmem_work, delay);
-}
-
-/**
- * ppf_worker_wake_learn() - the same, for events that can only be learnt
- * @delay: in jiffies
- *
- * For reads of files not in the table yet, a paused device's opens, and
- * while the worker predicts nothing (ppf_lookahead_hot()) opens of files
- * all cached: one timer for the whole batch, counted apart
- * (learn_batches).
- */
-void ppf_worker_wake_learn(unsigned long delay)
-{
-	kthread_queue_delayed_work(ppf_worker, &ppf_learn_work, delay);
 }
 
 /**
@@ -414,7 +389,6 @@ int ppf_worker_start(void)
 void ppf_worker_stop(void)
 {
 	kthread_cancel_delayed_work_sync(&ppf_lowmem_work);
-	kthread_cancel_delayed_work_sync(&ppf_learn_work);
 	kthread_flush_worker(ppf_worker);
 	/* The flushed work may have armed the pacing timer again. */
 	ppf_pacing_stop();

@@ -170,9 +170,8 @@ static void ppf_status_words(FILE *out, const struct ppf_sample *s)
 		ppf_counter(cs, "predictions"),
 		ppf_counter(cs, "predictions_repeated"),
 		ppf_counter(cs, "restates"));
-	fprintf(out, "depth:      %" PRIu64 " opens only learnt, the cache holding all that was predicted lately (%" PRIu64 " late batches); %" PRIu64 " for the full lookahead\n",
-		ppf_counter(cs, "opens_hot"), ppf_counter(cs, "learn_batches"),
-		ppf_counter(cs, "opens_deep"));
+	fprintf(out, "depth:      %" PRIu64 " opens asked for a few files, the cache holding all that was predicted lately; %" PRIu64 " for the full lookahead\n",
+		ppf_counter(cs, "opens_hot"), ppf_counter(cs, "opens_deep"));
 	if (ppf_counter(cs, "model_surprises"))
 		fprintf(out, "surprises:  %" PRIu64 " events the model did not expect; %" PRIu64 " files named because they followed one before\n",
 			ppf_counter(cs, "model_surprises"),

@@ -91,7 +91,7 @@ check "status: prefetches issued as the kernel counts them" has "$out" "^prefetc
 check "status: predictions, repeats and restates as the kernel counts them" has "$out" \
 	"^predictions: $(stat_of predictions) news ($(stat_of predictions_repeated) of them for an event a standing one already expects); everything named again $(stat_of restates) times$"
 check "status: the lookahead's depths as the kernel counts them" has "$out" \
-	"^depth: *$(stat_of opens_hot) opens only learnt, the cache holding all that was predicted lately ($(stat_of learn_batches) late batches); $(stat_of opens_deep) for the full lookahead$"
+	"^depth: *$(stat_of opens_hot) opens asked for a few files, the cache holding all that was predicted lately; $(stat_of opens_deep) for the full lookahead$"
 check "status: used and wasted" has "$out" "$(stat_of prefetch_useful) used, $(stat_of prefetch_wasted) wasted"
 # Right after A: B, C and D are read ahead and not opened (pages_pending).
 kb=4	# KiB a page on x86-64, the test kernels' arch
