@@ -763,42 +763,22 @@ ppf_chain_afresh_news(const struct ppf_context_model *cm, struct ppf_chain *c,
 }
 
 /*
- * An event only learnt (ppf_model_learn()), its most likely child at
- * @out[0] if @n: for EPCM the expectation is kept, so that surprises are
- * counted and learnt as ppf_model_event() would, and the chain is let go,
- * so that the context's next event makes it afresh and, told nothing,
- * names all of it.  Nothing is written.  PCM (@c NULL) has neither.
- */
-static unsigned int ppf_cm_learnt(struct ppf_context_model *cm,
-				  struct ppf_chain *c, u32 file,
-				  const struct ppf_prediction *out,
-				  unsigned int n)
-{
-	if (!c)
-		return 0;
-	ppf_cm_surprised(cm, c, file);
-	c->has_expect = n != 0;
-	if (n)
-		c->expect = out[0].file;
-	c->len = 0;
-	return 0;
-}
-
-/*
  * Predict after an event of @file: the children of the deepest context
  * that has any likely enough, and for EPCM the chain from the most likely
  * one.  The chain named at the last event is taken up again when it still
  * stands (ppf_chain_stands()): its first file dropped, it goes on from its
- * tail.  With @news, only what was not named at the last event is written:
- * the other children, and the chain's files from where it stood before;
- * a chain made afresh writes what it names for other events than the
- * chain it replaces (ppf_chain_afresh_news()).
+ * tail.  With @say PPF_SAY_NEWS, only what was not named at the last
+ * event is written: the other children, and the chain's files from where
+ * it stood before; a chain made afresh writes what it names for other
+ * events than the chain it replaces (ppf_chain_afresh_news()).  With
+ * PPF_SAY_NOTHING nothing is (below).
  */
 static unsigned int ppf_cm_predict(struct ppf_context_model *cm,
 				   const struct ppf_walks *ws,
 				   struct ppf_chain *c, u32 file,
 				   struct ppf_prediction *out,
-				   unsigned int max_out, bool news)
+				   unsigned int max_out,
+				   enum ppf_model_say say)
 {
 	const struct ppf_node_pool *pool = &cm->trie.pool;
 	u32 nodes[PPF_MAX_PREDICTIONS];
@@ -816,25 +796,30 @@ static unsigned int ppf_cm_predict(struct ppf_context_model *cm,
 		if (count > 1)
 			n = ppf_cm_children(cm, ctx, count - 1, out, nodes, max_out);
 	}
-	if (cm->base.learn)
-		return ppf_cm_learnt(cm, c, file, out, n);
 	if (!cm->extended)
 		return n;
 	surprised = ppf_cm_surprised(cm, c, file);
 	c->has_expect = n != 0;
-	if (!n) {
+	if (n)
+		c->expect = out[0].file;
+	/*
+	 * An event only learnt (ppf_model_learn()) keeps the expectation, so
+	 * that surprises are counted and learnt as ppf_model_event() would,
+	 * writes nothing, and lets the chain go: the context's next event
+	 * makes it afresh and, told nothing, names all of it.
+	 */
+	if (!n || say == PPF_SAY_NOTHING) {
 		c->len = 0;
-		return surprised ? ppf_cm_surprises(cm, c, file, out, 0, 0,
-						    max_out) : 0;
+		return surprised && say != PPF_SAY_NOTHING ?
+		       ppf_cm_surprises(cm, c, file, out, 0, 0, max_out) : 0;
 	}
-	c->expect = out[0].file;
 	k = n;
 	alt = out + 1;
 	if (ppf_chain_stands(cm, c, file, out[0].file)) {
 		c->pred++;
 		c->len--;
 		c->kept++;
-		if (news) {
+		if (say == PPF_SAY_NEWS) {
 			/* The first child is the chain's, named already. */
 			from = c->len;
 			k = n - 1;
@@ -842,7 +827,7 @@ static unsigned int ppf_cm_predict(struct ppf_context_model *cm,
 				memmove(out, out + 1, k * sizeof(*out));
 			alt = out;
 		}
-	} else if (news && ppf_chain_told(cm, c)) {
+	} else if (say == PPF_SAY_NEWS && ppf_chain_told(cm, c)) {
 		k = ppf_chain_afresh_news(cm, c, file, nodes[0],
 					  ppf_node(pool, ctx)->file, out, n,
 					  max_out);
@@ -929,7 +914,7 @@ static unsigned int ppf_cm_event(struct ppf_model *model, u32 slot, u32 file,
 
 	ppf_cm_learn(cm, ws, file);
 	return ppf_cm_predict(cm, ws, cm->chains ? &cm->chains[slot] : NULL,
-			      file, out, max_out, model->news);
+			      file, out, max_out, model->say);
 }
 
 /* Memory of the walks of every context slot. */

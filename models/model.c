@@ -292,15 +292,14 @@ static noinline u32 ppf_model_slot(struct ppf_model *model, u32 ctx,
 static unsigned int ppf_model_step(struct ppf_model *model, u32 ctx,
 				   u32 parent, u32 file,
 				   struct ppf_prediction *out,
-				   unsigned int max_out, bool news, bool learn)
+				   unsigned int max_out, enum ppf_model_say say)
 {
 	u32 slot;
 
 	if (max_out > model->params.max_predictions)
 		max_out = model->params.max_predictions;
 	model->events++;
-	model->news = news;
-	model->learn = learn;
+	model->say = say;
 	slot = ppf_ctx_table_again(&model->contexts, ctx, parent);
 	if (slot == PPF_CTX_NONE)
 		slot = ppf_model_slot(model, ctx, parent);
@@ -333,8 +332,8 @@ unsigned int ppf_model_event(struct ppf_model *model, u32 ctx, u32 parent,
 			     u32 file, struct ppf_prediction *out,
 			     unsigned int max_out)
 {
-	return ppf_model_step(model, ctx, parent, file, out, max_out, false,
-			      false);
+	return ppf_model_step(model, ctx, parent, file, out, max_out,
+			      PPF_SAY_ALL);
 }
 
 /**
@@ -362,8 +361,8 @@ unsigned int ppf_model_event_new(struct ppf_model *model, u32 ctx, u32 parent,
 				 u32 file, struct ppf_prediction *out,
 				 unsigned int max_out)
 {
-	return ppf_model_step(model, ctx, parent, file, out, max_out, true,
-			      false);
+	return ppf_model_step(model, ctx, parent, file, out, max_out,
+			      PPF_SAY_NEWS);
 }
 
 /**
@@ -384,7 +383,7 @@ void ppf_model_learn(struct ppf_model *model, u32 ctx, u32 parent, u32 file)
 {
 	struct ppf_prediction expect;
 
-	ppf_model_step(model, ctx, parent, file, &expect, 1, true, true);
+	ppf_model_step(model, ctx, parent, file, &expect, 1, PPF_SAY_NOTHING);
 }
 
 /**

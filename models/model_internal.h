@@ -45,17 +45,27 @@ struct ppf_model_ops {
 };
 
 /**
+ * enum ppf_model_say - what an event writes
+ * @PPF_SAY_ALL: every prediction (ppf_model_event())
+ * @PPF_SAY_NEWS: only what is news (ppf_model_event_new()); a model that
+ *	names everything afresh at each event may ignore it
+ * @PPF_SAY_NOTHING: nothing, the event is only learnt (ppf_model_learn());
+ *	the implementation is asked for at most one prediction, the most
+ *	likely, which it may use to learn surprises, and may ignore it
+ */
+enum ppf_model_say {
+	PPF_SAY_ALL,
+	PPF_SAY_NEWS,
+	PPF_SAY_NOTHING,
+};
+
+/**
  * struct ppf_model - the part common to all models
  * @ops: the implementation
  * @params: the validated parameters it was made with
  * @events: events seen
  * @epoch: bumped by ppf_model_restate(): what was named before is news again
- * @news: the event under way writes only what is news
- *	(ppf_model_event_new()); a model that names everything afresh at
- *	each event may ignore it
- * @learn: the event under way is learnt and nothing is written
- *	(ppf_model_learn()); the implementation is asked for at most one
- *	prediction, the most likely, which it may use to learn surprises
+ * @say: what the event under way writes (enum ppf_model_say)
  * @contexts: which slot holds each live context (the slots' contents are
  *	the implementation's)
  * @surprises: events the most likely prediction before them did not name
@@ -66,8 +76,7 @@ struct ppf_model {
 	struct ppf_model_params params;
 	u64 events;
 	u32 epoch;
-	bool news;
-	bool learn;
+	u8 say;
 	struct ppf_ctx_table contexts;
 	u64 surprises;
 };
