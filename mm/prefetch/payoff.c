@@ -256,6 +256,11 @@ static void ppf_payoff_judge(struct ppf_payoff *p, struct ppf_sb *s)
 	benefit = p->useful && latency > div_u64(PPF_PAYOFF_CAP_NS, p->useful) ?
 		  PPF_PAYOFF_CAP_NS : (u64)p->useful * latency;
 	cost = min_t(u64, ppf_payoff_cpu_cost(p), PPF_PAYOFF_CAP_NS);
+	/* What the verdicts weigh, over a run: set beside what it gained. */
+	if (latency) {
+		ppf_stat_add(payoff_benefit_us, div_u64(benefit, NSEC_PER_USEC));
+		ppf_stat_add(payoff_cost_us, div_u64(cost, NSEC_PER_USEC));
+	}
 	if (p->resumed || p->predictions < PPF_PAYOFF_MIN_PREDICTIONS ||
 	    !latency) {
 		ppf_stat_inc(payoff_no_verdict);

@@ -228,6 +228,9 @@ extern struct mutex ppf_config_mutex;
  * @payoff_unused: windows with no prefetch used: no verdict
  * @payoff_no_verdict: windows with too little evidence to judge
  * @payoff_untracked: devices beyond those payoff.c can judge
+ * @payoff_benefit_us: the benefit payoff.c counted in every window of
+ *	every device that had a latency to count it with (us)
+ * @payoff_cost_us: the cost it counted in those windows (us)
  * @lookups: predicted files looked up in their directory ahead of their
  *	open (metadata.c)
  * @meta_learned: metadata blocks learnt from the opens (meta_hook.c)
@@ -292,6 +295,8 @@ struct ppf_stats {
 	u64 payoff_unused;
 	u64 payoff_no_verdict;
 	u64 payoff_untracked;
+	u64 payoff_benefit_us;
+	u64 payoff_cost_us;
 	u64 lookups;
 	u64 meta_learned;
 	u64 meta_learned_lookup;

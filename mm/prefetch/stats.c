@@ -98,6 +98,8 @@ static int ppf_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "payoff_unused %llu\n", s.payoff_unused);
 	seq_printf(m, "payoff_no_verdict %llu\n", s.payoff_no_verdict);
 	seq_printf(m, "payoff_untracked %llu\n", s.payoff_untracked);
+	seq_printf(m, "payoff_benefit_us %llu\n", s.payoff_benefit_us);
+	seq_printf(m, "payoff_cost_us %llu\n", s.payoff_cost_us);
 	seq_printf(m, "lookups %llu\n", s.lookups);
 	seq_printf(m, "meta_learned %llu\n", s.meta_learned);
 	seq_printf(m, "meta_learned_lookup %llu\n", s.meta_learned_lookup);

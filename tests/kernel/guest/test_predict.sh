@@ -5,7 +5,7 @@
 . /ppf/guest/lib.sh
 
 # 86 checks on every kernel: those a kernel cannot run are skipped.
-plan 86
+plan 88
 mount_data /mnt || bail "mount"
 load_ppf || bail "insmod"
 cd /mnt
@@ -773,6 +773,8 @@ pauses=$(stat_of payoff_pauses)
 dropped=$(stat_of dropped_paused)
 useful=$(stat_of prefetch_useful)
 ev0=$(stat_of events_open)
+cost_us=$(stat_of payoff_cost_us)
+benefit_us=$(stat_of payoff_benefit_us)
 echo 1 > /sys/kernel/tracing/events/predictive_prefetch/ppf_payoff/enable
 echo > /sys/kernel/tracing/trace
 X64="X X X X X X X X X X X X X X X X X X X X X X X X X X X X X X X X"
@@ -830,6 +832,26 @@ else
 fi
 check "backoff: tracepoint ppf_payoff says why" \
 	eval 'echo "$trace" | grep -q "ppf_payoff: dev=.* useful=[1-9].* pause=[1-9]"'
+# payoff_cost_us and payoff_benefit_us add up what every window with a
+# latency weighed: at least what the traced windows did (more if a window
+# closed before the tracing began or after it ended).
+traced=$(echo "$trace" | grep -o "ppf_payoff: .*" | awk '{
+	c = $3; b = $4; l = $7
+	sub(/cost=/, "", c); sub(/ns/, "", c); sub(/benefit=/, "", b); sub(/ns/, "", b)
+	sub(/read_latency=/, "", l); sub(/ns/, "", l)
+	if (l > 0) { tc += int(c / 1000); tb += int(b / 1000) }
+	} END { printf "%d %d", tc, tb }')
+echo "# backoff: traced cost and benefit (us) $traced; payoff_cost_us +$(($(stat_of payoff_cost_us) - cost_us)), payoff_benefit_us +$(($(stat_of payoff_benefit_us) - benefit_us))"
+if premise "backoff: the traced windows weighed a cost and a benefit" \
+	eval '[ "${traced% *}" -gt 0 ] && [ "${traced#* }" -gt 0 ]'; then
+	check "backoff: payoff_cost_us counts the windows' cost" \
+		ge "$(($(stat_of payoff_cost_us) - cost_us))" "${traced% *}"
+	check "backoff: payoff_benefit_us counts the windows' benefit" \
+		ge "$(($(stat_of payoff_benefit_us) - benefit_us))" "${traced#* }"
+else
+	skip "backoff: payoff_cost_us counts the windows' cost" "no window traced"
+	skip "backoff: payoff_benefit_us counts the windows' benefit" "no window traced"
+fi
 # After the pause (1 s), B, C and D are opened once more first: if the
 # pause began between A's open and theirs, the worker saw them prefetched
 # and not opened, and would skip them for a while (skipped_recent).  The
