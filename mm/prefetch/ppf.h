@@ -931,6 +931,12 @@ static inline bool ppf_payoff_paused(struct super_block *sb)
 
 void ppf_payoff_charge(struct ppf_sb *s, u64 ns, unsigned int predictions);
 void ppf_payoff_useful(dev_t dev, u32 reads);
+void ppf_payoff_readahead(dev_t dev, u64 ns);
+void ppf_payoff_prefetch(dev_t dev, u64 ns);
+u64 ppf_payoff_prefetched(void);
+void ppf_payoff_learnt(struct ppf_sb *s, u64 ns);
+void ppf_payoff_worker_clock(u64 ns);
+void ppf_payoff_submitted(u64 ns);
 
 /* device_latency.c */
 bool ppf_device_reads(struct ppf_sb *s, u64 *ios, u64 *ns);

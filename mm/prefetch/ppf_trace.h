@@ -167,9 +167,9 @@ TRACE_EVENT(ppf_lookup,
 TRACE_EVENT(ppf_payoff,
 	    TP_PROTO(dev_t dev, u64 cost_ns, u64 benefit_ns, u32 predictions,
 		     u32 useful, u64 latency_ns, u64 mean_ns, s64 balance_ns,
-		     unsigned int pause_ms),
+		     unsigned int pause_ms, u64 readahead_ns),
 	    TP_ARGS(dev, cost_ns, benefit_ns, predictions, useful, latency_ns,
-		    mean_ns, balance_ns, pause_ms),
+		    mean_ns, balance_ns, pause_ms, readahead_ns),
 	    TP_STRUCT__entry(__field(dev_t, dev)
 			     __field(u64, cost_ns)
 			     __field(u64, benefit_ns)
@@ -178,7 +178,8 @@ TRACE_EVENT(ppf_payoff,
 			     __field(u64, latency_ns)
 			     __field(u64, mean_ns)
 			     __field(s64, balance_ns)
-			     __field(unsigned int, pause_ms)),
+			     __field(unsigned int, pause_ms)
+			     __field(u64, readahead_ns)),
 	    TP_fast_assign(__entry->dev = dev;
 			   __entry->cost_ns = cost_ns;
 			   __entry->benefit_ns = benefit_ns;
@@ -187,14 +188,15 @@ TRACE_EVENT(ppf_payoff,
 			   __entry->latency_ns = latency_ns;
 			   __entry->mean_ns = mean_ns;
 			   __entry->balance_ns = balance_ns;
-			   __entry->pause_ms = pause_ms;),
-	    TP_printk("dev=%d:%d cost=%lluns benefit=%lluns predictions=%u useful=%u read_latency=%lluns window_mean=%lluns balance=%lldns pause=%ums",
+			   __entry->pause_ms = pause_ms;
+			   __entry->readahead_ns = readahead_ns;),
+	    TP_printk("dev=%d:%d cost=%lluns benefit=%lluns predictions=%u useful=%u read_latency=%lluns window_mean=%lluns balance=%lldns pause=%ums readahead=%lluns",
 		      MAJOR(__entry->dev), MINOR(__entry->dev),
 		      __entry->cost_ns, __entry->benefit_ns,
 		      __entry->predictions, __entry->useful,
 		      __entry->latency_ns, __entry->mean_ns,
 		      __entry->balance_ns,
-		      __entry->pause_ms)
+		      __entry->pause_ms, __entry->readahead_ns)
 );
 
 TRACE_EVENT(ppf_prefetch_skip,

@@ -577,10 +577,12 @@ static bool ppf_prefetch_file(struct ppf_session *ps, struct ppf_file *f,
 	}
 	{
 		DEFINE_READAHEAD(ractl, NULL, NULL, mapping, first);
-		u64 ra_start = local_clock();
+		u64 ra_start = local_clock(), ra_ns;
 
 		page_cache_ra_unbounded(&ractl, chunk, 0);
-		ppf_stat_add(worker_readahead_ns, local_clock() - ra_start);
+		ra_ns = local_clock() - ra_start;
+		ppf_stat_add(worker_readahead_ns, ra_ns);
+		ppf_payoff_readahead(ppf_sb_dev(f->sb), ra_ns);
 		ppf_device_own_read();
 	}
 	if (!lk.map)
@@ -690,6 +692,9 @@ bool ppf_prefetch(struct ppf_session *ps, struct ppf_file *f,
 		  const struct cred *cred, u64 seq, bool own, pgoff_t *next,
 		  enum ppf_skip_reason *why)
 {
+	u64 start;
+	bool started;
+
 	lockdep_assert_held(&ppf_worker_mutex);
 	if (!ps->avail_read) {
 		ps->avail = ppf_memory_room();
@@ -699,5 +704,9 @@ bool ppf_prefetch(struct ppf_session *ps, struct ppf_file *f,
 		*why = PPF_SKIP_LOWMEM;
 		return false;
 	}
-	return ppf_prefetch_file(ps, f, cred, seq, own, next, why);
+	start = local_clock();
+	started = ppf_prefetch_file(ps, f, cred, seq, own, next, why);
+	/* Acting on the device: what a pause would save (payoff.c). */
+	ppf_payoff_prefetch(ppf_sb_dev(f->sb), local_clock() - start);
+	return started;
 }

@@ -71,11 +71,11 @@ static void ppf_plan_own_pages(struct ppf_file *f, const struct cred *cred)
 
 static void ppf_worker_open(struct ppf_event *ev)
 {
-	u64 start = ktime_get_ns();
+	u64 start = ktime_get_ns(), prefetched = ppf_payoff_prefetched();
 	struct ppf_file *f = ppf_file_remember(ev), *planned;
 	struct ppf_model *model;
 	unsigned int i, n;
-	u64 model_start, surprises;
+	u64 model_start, surprises, spent;
 	u32 id;
 
 	if (!f) {
@@ -116,6 +116,7 @@ static void ppf_worker_open(struct ppf_event *ev)
 		ppf_model_learn(model, ev->ctx, ev->parent, id);
 		ppf_stat_add(worker_model_ns, ktime_get_ns() - model_start);
 		ppf_device_sample(ev->sb, ppf_prefetch_in_flight());
+		ppf_payoff_learnt(ev->sb, ktime_get_ns() - start);
 		return;
 	}
 	surprises = ppf_model_surprises(model);
@@ -147,7 +148,10 @@ static void ppf_worker_open(struct ppf_event *ev)
 			    ppf_model_surprises(model) != surprises);
 	ppf_prefetch_reap(ppf_seq);
 	ppf_device_sample(ev->sb, ppf_prefetch_in_flight());
-	ppf_payoff_charge(ev->sb, ktime_get_ns() - start, n);
+	/* Its sweeps' prefetch calls are charged as such. */
+	spent = ktime_get_ns() - start;
+	prefetched = ppf_payoff_prefetched() - prefetched;
+	ppf_payoff_charge(ev->sb, spent > prefetched ? spent - prefetched : 0, n);
 }
 
 static void ppf_worker_read(const struct ppf_event *ev)
@@ -164,10 +168,12 @@ static void ppf_worker_read(const struct ppf_event *ev)
  */
 static void ppf_finish_plug(struct blk_plug *plug)
 {
-	u64 start = local_clock();
+	u64 start = local_clock(), ns;
 
 	blk_finish_plug(plug);
-	ppf_stat_add(worker_readahead_ns, local_clock() - start);
+	ns = local_clock() - start;
+	ppf_stat_add(worker_readahead_ns, ns);
+	ppf_payoff_submitted(ns);
 }
 
 /* Have the models name everything again at each context's next event. */
@@ -234,6 +240,7 @@ static void ppf_work_fn(struct kthread_work *work)
 				ppf_worker_open(&ppf_batch[i]);
 		}
 		ppf_pace_pass(&plug);
+		ppf_payoff_worker_clock(ktime_get_ns() - start);
 		mutex_unlock(&ppf_worker_mutex);
 		WRITE_ONCE(ppf_memory_low, ppf_prefetch_memory_low());
 		for (i = 0; i < n; i++)
@@ -254,6 +261,7 @@ static void ppf_pace_fn(struct kthread_work *work)
 	mutex_lock(&ppf_worker_mutex);
 	blk_start_plug(&plug);
 	ppf_pace_pass(&plug);
+	ppf_payoff_worker_clock(ktime_get_ns() - start);
 	mutex_unlock(&ppf_worker_mutex);
 	spent = ktime_get_ns() - start;
 	ppf_stat_add(worker_ns, spent);

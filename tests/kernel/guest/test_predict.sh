@@ -5,7 +5,7 @@
 . /ppf/guest/lib.sh
 
 # 86 checks on every kernel: those a kernel cannot run are skipped.
-plan 88
+plan 89
 mount_data /mnt || bail "mount"
 load_ppf || bail "insmod"
 cd /mnt
@@ -832,6 +832,25 @@ else
 fi
 check "backoff: tracepoint ppf_payoff says why" \
 	eval 'echo "$trace" | grep -q "ppf_payoff: dev=.* useful=[1-9].* pause=[1-9]"'
+# A used chunk's benefit is the read its task did not wait for and did not
+# make: the latency plus the worker's time on a chunk's readahead, as the
+# verdict prints them (below the cap, which these windows are far from).
+formula=$(echo "$trace" | grep -o "ppf_payoff: .*" | awk '{
+	b = $4; u = $6; l = $7; r = $11
+	sub(/benefit=/, "", b); sub(/ns/, "", b); sub(/useful=/, "", u)
+	sub(/read_latency=/, "", l); sub(/ns/, "", l)
+	sub(/readahead=/, "", r); sub(/ns/, "", r)
+	if (u + 0 > 0 && r + 0 > 0) { seen++; if (b + 0 != u * (l + r)) bad++ }
+	} END { printf "%d %d", seen, bad }')
+echo "# backoff: windows with used chunks and readahead time, and those whose benefit is not useful x (latency + readahead): $formula"
+if premise "backoff: a traced window had used chunks and readahead time" \
+	eval '[ "${formula% *}" -gt 0 ]'; then
+	check "backoff: a used chunk counts the read latency and its readahead time" \
+		eq "${formula#* }" 0
+else
+	skip "backoff: a used chunk counts the read latency and its readahead time" \
+		"no such window traced"
+fi
 # payoff_cost_us and payoff_benefit_us add up what every window with a
 # latency weighed: at least what the traced windows did (more if a window
 # closed before the tracing began or after it ended).
