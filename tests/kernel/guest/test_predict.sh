@@ -5,7 +5,7 @@
 . /ppf/guest/lib.sh
 
 # 86 checks on every kernel: those a kernel cannot run are skipped.
-plan 89
+plan 90
 mount_data /mnt || bail "mount"
 load_ppf || bail "insmod"
 cd /mnt
@@ -867,9 +867,13 @@ if premise "backoff: the traced windows weighed a cost and a benefit" \
 		ge "$(($(stat_of payoff_cost_us) - cost_us))" "${traced% *}"
 	check "backoff: payoff_benefit_us counts the windows' benefit" \
 		ge "$(($(stat_of payoff_benefit_us) - benefit_us))" "${traced#* }"
+	check "backoff: ppfctl status says what the back-off weighed" \
+		has "$(/ppf/ppfctl status -i 0 2>&1)" \
+		"^backoff:    reads spared worth [0-9.]* s against [0-9.]* s of the worker acting on them; [0-9]* windows paid, devices paused [1-9][0-9]* times"
 else
 	skip "backoff: payoff_cost_us counts the windows' cost" "no window traced"
 	skip "backoff: payoff_benefit_us counts the windows' benefit" "no window traced"
+	skip "backoff: ppfctl status says what the back-off weighed" "no window traced"
 fi
 # After the pause (1 s), B, C and D are opened once more first: if the
 # pause began between A's open and theirs, the worker saw them prefetched
