@@ -4,7 +4,7 @@
 # see tests/kernel/run_tests.py.
 . /ppf/guest/lib.sh
 
-# 86 checks on every kernel: those a kernel cannot run are skipped.
+# 90 checks on every kernel: those a kernel cannot run are skipped.
 plan 90
 mount_data /mnt || bail "mount"
 load_ppf || bail "insmod"
