@@ -6,7 +6,8 @@
 # evals, base64: the recorded command chrooted in $NEW, with its directory
 # and environment), BEFORE64 (run in ROOT before each real run, untimed),
 # OUTPUT (what the command writes, under ROOT: listed after each real run),
-# FAULTS (optional: the trace's faults file, --faults to every replay).  The
+# FAULTS (optional: the trace's faults file, --faults to every replay),
+# FAULT_AROUND_BYTES (optional: the kernel's fault-around window).  The
 # device is set up by prelude.sh, as for run-experiment.sh (image copied
 # before anything is timed, same clock phase, no ASLR, the module loaded and
 # left disabled: model none).  The image holds the real tree at
@@ -46,6 +47,16 @@ mount --bind /dev $NEW/dev || exit 1
 # the recorded programs had /proc (gnuld's link.sh reads /proc/self/status)
 mount -t proc proc $NEW/proc || exit 1
 CMD=$(echo "$CMD64" | base64 -d)
+# Fault-around (FAULT_AROUND_BYTES, optional): the window of cached pages a
+# fault maps with it.  A page makes every page a mapping touches fault, so
+# the traced real run lists them all, not only those the window missed.
+FA_FILE=/sys/kernel/debug/fault_around_bytes
+[ -e $FA_FILE ] || mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+if [ -n "${FAULT_AROUND_BYTES:-}" ]; then
+    echo "$FAULT_AROUND_BYTES" > $FA_FILE ||
+        { say "cannot set $FA_FILE (a kernel without CONFIG_DEBUG_FS?)"; exit 1; }
+fi
+cat $FA_FILE > $OUT/fault_around_bytes 2>/dev/null || rm -f $OUT/fault_around_bytes
 sync
 /ppf/nbcopy --align 2
 

@@ -163,6 +163,9 @@ def parser() -> argparse.ArgumentParser:
                                         "glimpse-hdd2001)")
     k.add_argument("--no-boot", action="store_true",
                    help="the table again from the last boot's results")
+    k.add_argument("--fault-around-bytes", type=int, metavar="N",
+                   help="the guest's fault_around_bytes for every run (4096: every page "
+                        "a mapping touches faults, and the traced real run lists it)")
     k.add_argument("--save-faults", action="store_true",
                    help="write TRACE.faults.gz beside the trace from the boot's traced "
                         "real cold run (what the experiments' replays of it then use)")
@@ -224,7 +227,7 @@ def main(argv: List[str]) -> int:
     if a.cmd == "realcheck":
         from . import realcheck
         return realcheck.main(a.workload, a.profile, a.spin_rate, a.experiment,
-                              a.no_boot, a.save_faults)
+                              a.no_boot, a.save_faults, a.fault_around_bytes)
     from . import runner
     if a.cmd == "calibrate":
         from . import calibrate

@@ -539,8 +539,10 @@ def spin_rate(w: Workload, profile: Profile) -> str:
     return runner.spin_rate(exp)
 
 
-def conf(w: Workload, profile: Profile, img_mb: int, rate: str) -> str:
-    """The guest's /ppf/eval.conf (realcheck.sh); rate: the replay's spin rate."""
+def conf(w: Workload, profile: Profile, img_mb: int, rate: str,
+         fault_around: Optional[int] = None) -> str:
+    """The guest's /ppf/eval.conf (realcheck.sh); rate: the replay's spin
+    rate; fault_around: the guest's fault_around_bytes, if not its default."""
     root = meta_text(w.trace, "root")
     r = REAL_RUNS.get(recipe(w.name), RealRun())
 
@@ -550,18 +552,19 @@ def conf(w: Workload, profile: Profile, img_mb: int, rate: str) -> str:
          "SPIN_RATE": rate, "ROOT": root,
          "CMD64": b64(real_command(w.name, meta_text(w.trace, "command"), root)),
          "BEFORE64": b64(r.before), "OUTPUT": r.output or ".",
-         **({"FAULTS": "/ppf/trace.faults.gz"} if runner.faults_of(w.trace) else {})}
+         **({"FAULTS": "/ppf/trace.faults.gz"} if runner.faults_of(w.trace) else {}),
+         **({"FAULT_AROUND_BYTES": str(fault_around)} if fault_around is not None else {})}
     return "".join(f"{k}={val}\n" for k, val in v.items()) + profile.eval_conf(img_mb)
 
 
 def boot(b: build.Built, w: Workload, profile: Profile, img: Path, img_mb: int,
-         out: Path, rate: str) -> Dict[str, Any]:
+         out: Path, rate: str, fault_around: Optional[int] = None) -> Dict[str, Any]:
     """One VM: realcheck.sh; its results unpacked into out."""
     cpu = REAL_RUNS.get(recipe(w.name), RealRun()).cpu
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)
-    (out / "eval.conf").write_text(conf(w, profile, img_mb, rate))
+    (out / "eval.conf").write_text(conf(w, profile, img_mb, rate, fault_around))
     adds = (f"{b.ko}:/ppf/predictive_prefetch.ko", f"{b.replay}:/ppf/ppf-replay",
             f"{b.helpers['nbcopy']}:/ppf/nbcopy", runner.PRELUDE, f"{w.trace}:/ppf/trace.gz",
             f"{out / 'eval.conf'}:/ppf/eval.conf", *profile.guest_adds(b.kdir),
@@ -585,6 +588,13 @@ def boot(b: build.Built, w: Workload, profile: Profile, img: Path, img_mb: int,
 
 
 # ------------------------------------------------------------ the results
+
+
+def read_fault_around(out: Path) -> Optional[int]:
+    """The guest's fault_around_bytes during the runs (realcheck.sh writes
+    it), None from a boot before it did."""
+    f = out / "fault_around_bytes"
+    return int(f.read_text()) if f.is_file() else None
 
 # /sys/block/DEV/stat: reads, merged, sectors, ms reading, writes, merged, sectors, ms writing
 STAT_FIELDS = ("read_ios", "read_merges", "read_sectors", "read_ms",
@@ -938,13 +948,21 @@ def save_faults(out: Path, trace: Path, save: bool) -> Optional[Path]:
 
 def main(name: str, profile_name: str, rate: Optional[str] = None,
          experiment: Optional[str] = None, no_boot: bool = False,
-         save: bool = False) -> int:
+         save: bool = False, fault_around: Optional[int] = None) -> int:
     """rate: the replay's spin rate (iterations per us), default the
     experiments'; another one (e.g. think time scaled to the real program's
     CPU time in the guest) writes realcheck-NAME-PROFILE-spinRATE.
     experiment: whose none and hot results the table adds (default
     NAME-PROFILE without its dash, e.g. glimpse-hdd2001).  no_boot: the
-    table again from the last boot's results (the experiment's may be newer)."""
+    table again from the last boot's results (the experiment's may be newer).
+    fault_around: the guest's fault_around_bytes for every run (a page: every
+    page a mapping touches faults, so the traced real run lists them all,
+    not only those fault-around did not map); writes
+    realcheck-NAME-PROFILE-faN."""
+    if fault_around is not None and (fault_around < 4096 or
+                                     fault_around & (fault_around - 1)):
+        raise SystemExit(f"realcheck: --fault-around-bytes {fault_around}: not a power "
+                         "of two of at least 4096 (the kernel rounds anything else)")
     if profile_name not in PROFILES:
         raise SystemExit(f"realcheck: unknown profile {profile_name} ({', '.join(PROFILES)})")
     profile = PROFILES[profile_name]
@@ -953,7 +971,8 @@ def main(name: str, profile_name: str, rate: Optional[str] = None,
     build.build_replay()  # the image's tree is ppf-replay build-tree's
     img, img_mb, info = real_image(w)
     out = runner.RESULTS / (f"realcheck-{name}-{profile_name}"
-                            + (f"-spin{rate}" if rate is not None else ""))
+                            + (f"-spin{rate}" if rate is not None else "")
+                            + (f"-fa{fault_around}" if fault_around is not None else ""))
     if no_boot:
         if not (out / "realcheck.json").is_file():
             raise SystemExit(f"realcheck: --no-boot: no results in {out}")
@@ -961,13 +980,16 @@ def main(name: str, profile_name: str, rate: Optional[str] = None,
         meta = {k: old[k] for k in ("host_s", "build", "cpu") if k in old}
     else:
         meta = boot(build.Built(), w, profile, img, img_mb, out,
-                    rate or spin_rate(w, profile))
+                    rate or spin_rate(w, profile), fault_around)
     s: Dict[str, Any] = {**summarize(out, exp, w.trace), **meta, "workload": w.name,
                          "image": info, "image_mb": img_mb,
                          "command": f"python3 -m eval.harness realcheck {name} "
                          f"--profile {profile_name}"
                          + (f" --spin-rate {rate}" if rate is not None else "")
-                         + (f" --experiment {experiment}" if experiment is not None else "")}
+                         + (f" --experiment {experiment}" if experiment is not None else "")
+                         + (f" --fault-around-bytes {fault_around}"
+                            if fault_around is not None else ""),
+                         "fault_around_bytes": read_fault_around(out)}
     replayed = json.loads((out / "replay-cold.json").read_text()).get("faults") \
         if (out / "replay-cold.json").is_file() else None
     s["replay_faults"] = replayed

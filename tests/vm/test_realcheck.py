@@ -18,6 +18,7 @@ from pathlib import Path
 sys.dont_write_bytecode = True
 from eval.harness import __main__ as cli  # noqa: E402
 from eval.harness import realcheck  # noqa: E402
+from eval.harness.profiles import PROFILES  # noqa: E402
 from eval.harness.workloads import TOP  # noqa: E402
 
 # Two samples as realcheck.sh writes them (from a boot on hdd-2001): the
@@ -463,6 +464,28 @@ class TestSamples(unittest.TestCase):
         cli.check_args(ap, ap.parse_args(["realcheck", "pbuild-j2"]))  # a recipe: no error
         with self.assertRaisesRegex(SystemExit, "unknown profile"):
             realcheck.main("glimpse", "floppy")
+
+    def test_fault_around(self) -> None:
+        """--fault-around-bytes reaches the guest's eval.conf and the
+        results' name; a size the kernel would round is refused."""
+        a = cli.parser().parse_args(["realcheck", "andrew", "--fault-around-bytes", "4096"])
+        self.assertEqual(a.fault_around_bytes, 4096)
+        self.assertIsNone(cli.parser().parse_args(["realcheck", "andrew"]).fault_around_bytes)
+        w = realcheck.measured_workload("andrew", "andrew-hdd2001")
+        prof = PROFILES["ssd"]
+        conf = realcheck.conf(w, prof, 96, "1.0", 4096)
+        self.assertIn("FAULT_AROUND_BYTES=4096\n", conf)
+        self.assertNotIn("FAULT_AROUND", realcheck.conf(w, prof, 96, "1.0"))
+        for bad in (0, 100, 6144):
+            with self.assertRaisesRegex(SystemExit, "not a power of two"):
+                realcheck.main("andrew", "ssd", fault_around=bad)
+        # the guest script sets it before the first run and records it
+        script = realcheck.GUEST_SCRIPT.read_text()
+        self.assertLess(script.index("FAULT_AROUND_BYTES"), script.index("timed real-cold real"))
+        with tempfile.TemporaryDirectory() as d:
+            self.assertIsNone(realcheck.read_fault_around(Path(d)))
+            (Path(d) / "fault_around_bytes").write_text("4096\n")
+            self.assertEqual(realcheck.read_fault_around(Path(d)), 4096)
 
 
 if __name__ == "__main__":
