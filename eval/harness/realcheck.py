@@ -922,8 +922,10 @@ def save_faults(out: Path, trace: Path, save: bool) -> Optional[Path]:
     """The real program's faults (the traced cold run's fault events) as a
     faults file: always into the results (real-cold-traced.faults.gz); with
     save, also beside the trace (runner.faults_path: TRACE.faults.gz, what
-    the experiments' and realcheck's next replays of it use).  The files as
-    the trace's file table names them (the root's relative)."""
+    the experiments' and realcheck's next replays of it use, or, from a boot
+    whose fault-around window was a page, TRACE.touched.faults.gz, what
+    experiments with "faults_kind": "touched" use).  The files as the
+    trace's file table names them (the root's relative)."""
     if not all((out / f"real-cold-traced.{x}").is_file() for x in ("pages.gz", "inodes")):
         if save:
             raise SystemExit(f"realcheck: --save-faults: no traced real run in {out}")
@@ -935,11 +937,17 @@ def save_faults(out: Path, trace: Path, save: bool) -> Optional[Path]:
         named[p if p.startswith("/") else f"{root}/{p}"] = p
     faults = {named[k]: v for k, v in
               fault_pages(out, "real-cold-traced", root, trace_access(trace)).items()}
-    src = f"realcheck {trace.name}, {out.name}: the real program's traced cold run"
+    window = read_fault_around(out)
+    src = (f"realcheck {trace.name}, {out.name}: the real program's traced cold run"
+           + (f", fault-around window {window} bytes" if window is not None else ""))
     write_faults(faults, out / "real-cold-traced.faults.gz", src)
     if not save:
         return None
-    dst = runner.faults_path(trace)
+    if window is not None and window not in (4096, 65536):
+        raise SystemExit(f"realcheck: --save-faults: the boot's fault-around window was "
+                         f"{window} bytes: its faults are neither what the program "
+                         "faulted at the default window nor every page it touched")
+    dst = runner.faults_path(trace, "touched" if window == 4096 else "faulted")
     write_faults(faults, dst, src)
     build.log(f"realcheck: {dst}: {len(faults)} files, "
               f"{sum(len(v) for v in faults.values())} pages")

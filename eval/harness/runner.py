@@ -109,6 +109,9 @@ class Experiment:
     image_in_initramfs: bool = False
     memory_limit_mb: Optional[int] = None  # the replays in a cgroup with memory.max
     memory_limit_scope: str = "cgroup"     # or "guest": all but the limit held in tmpfs
+    # which faults file a replay that maps gets (faults_path()): "faulted",
+    # the pages the real program faulted, or "touched", every page it touched
+    faults_kind: str = "faulted"
     spec: Dict[str, Any] = dataclasses.field(default_factory=dict)  # the file + defaults
     think_scale: Optional[float] = None  # set by spin_rate() for "compute"
 
@@ -191,6 +194,9 @@ def from_spec(spec: Dict[str, Any], name: str, where: str) -> Experiment:
     if "--probes" in str(spec.get("replay_args", "")):
         raise SystemExit(f"harness: {where}: the probes' place is the experiment's "
                          "\"probes\", not a replay_args option")
+    if spec.get("faults_kind", "faulted") not in FAULTS_KINDS:
+        raise SystemExit(f"harness: {where}: faults_kind is {' or '.join(FAULTS_KINDS)}, "
+                         f"not {spec['faults_kind']!r}")
     if spec.get("memory_limit_scope", "cgroup") not in ("cgroup", "guest"):
         raise SystemExit(f"harness: {where}: memory_limit_scope is cgroup or guest, "
                          f"not {spec['memory_limit_scope']!r}")
@@ -416,25 +422,36 @@ def missing_runs(exp: Experiment, c: Config, runs: List[str], console: str) -> s
     return f"no results from {', '.join(lost)}" if lost else ""
 
 
-def faults_path(trace: Path) -> Path:
-    """Where a trace's faults file is: X.trace.gz -> X.faults.gz beside it
-    (ppf-replay run --faults: its mapped files touched at the pages the real
-    program faulted, not whole; `realcheck --save-faults` writes it)."""
+# The faults files a trace may have beside it (faults_path()).
+FAULTS_KINDS = ("faulted", "touched")
+
+
+def faults_path(trace: Path, kind: str = "faulted") -> Path:
+    """Where a trace's faults file is (ppf-replay run --faults: its mapped
+    files touched at those pages, not whole): X.trace.gz -> X.faults.gz
+    beside it, the pages the real program faulted (`realcheck --save-faults`
+    writes it), or with kind "touched" X.touched.faults.gz, every page it
+    touched (`realcheck --fault-around-bytes 4096 --save-faults`: with a
+    one-page fault-around window each touched page faults; at the default
+    window the pages a window mapped first never do)."""
+    if kind not in FAULTS_KINDS:
+        raise ValueError(f"faults kind {kind!r}: not one of {FAULTS_KINDS}")
     base = trace.name[:-len(".trace.gz")] if trace.name.endswith(".trace.gz") else trace.stem
-    return trace.with_name(base + ".faults.gz")
+    return trace.with_name(base + (".touched" if kind == "touched" else "") + ".faults.gz")
 
 
-def faults_of(trace: Path) -> Optional[Path]:
-    """The trace's faults file, when it has one."""
-    p = faults_path(trace)
+def faults_of(trace: Path, kind: str = "faulted") -> Optional[Path]:
+    """The trace's faults file of that kind, when it has one."""
+    p = faults_path(trace, kind)
     return p if p.is_file() else None
 
 
-def faults_adds(trace: Path, guest: str) -> List[str]:
+def faults_adds(trace: Path, guest: str, kind: str = "faulted") -> List[str]:
     """The faults file of @trace, at @guest's path with .gz -> .faults.gz
     (BootRequest adds): run-experiment.sh passes /ppf/X.faults.gz to the
-    replays of /ppf/X.gz, and only to them (another trace's pages differ)."""
-    f = faults_of(trace)
+    replays of /ppf/X.gz, and only to them (another trace's pages differ),
+    whichever kind it is."""
+    f = faults_of(trace, kind)
     return [f"{f}:{guest[:-len('.gz')]}.faults.gz"] if f else []
 
 
@@ -463,7 +480,7 @@ def faults_digests(exp: Experiment) -> Dict[str, str]:
     if not uses_faults(exp):
         return out
     for t in [trace_of(exp), *warmup_traces(exp)]:
-        f = faults_of(t)
+        f = faults_of(t, exp.faults_kind)
         if f is not None:
             out[t.name] = hashlib.sha256(f.read_bytes()).hexdigest()[:12]
     return out
@@ -473,11 +490,20 @@ def trace_files(exp: Experiment) -> List[str]:
     """The traces the guest gets (BootRequest adds, HOST:GUEST), with their
     faults files when the replay maps (uses_faults())."""
     maps = uses_faults(exp)
+    if maps and exp.faults_kind != "faulted":
+        # a replay that would map its files whole instead is another bench
+        for t in [trace_of(exp), *warmup_traces(exp)]:
+            if faults_of(t, exp.faults_kind) is None:
+                raise SystemExit(
+                    f"harness: {exp.name}: faults_kind {exp.faults_kind}: no "
+                    f"{faults_path(t, exp.faults_kind)} (python3 -m eval.harness "
+                    "realcheck WORKLOAD --fault-around-bytes 4096 --no-boot --save-faults "
+                    "after a boot with the same window)")
     out = [f"{trace_of(exp)}:/ppf/trace.gz"]
     if maps:
-        out += faults_adds(trace_of(exp), "/ppf/trace.gz")
+        out += faults_adds(trace_of(exp), "/ppf/trace.gz", exp.faults_kind)
     for t, g in warmup_guest_paths(exp):
-        out += [f"{t}:{g}", *(faults_adds(t, g) if maps else [])]
+        out += [f"{t}:{g}", *(faults_adds(t, g, exp.faults_kind) if maps else [])]
     inter = extra_trace(exp, "interlude_trace")
     if inter is not None:
         out.append(f"{inter}:/ppf/interlude_trace.gz")

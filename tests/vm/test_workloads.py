@@ -252,6 +252,40 @@ class WarmupTracesTest(unittest.TestCase):
         with self.assertRaisesRegex(SystemExit, "non-empty list"):
             runner.warmup_traces(runner.from_spec({**spec, "warmup_traces": []}, "x", "x"))
 
+    def test_faults_kind(self) -> None:
+        """An experiment replays its mapped files at the faulted pages or,
+        with "faults_kind": "touched", at every page the real program
+        touched; a touched file that is not there is an error, not a
+        replay of whole files."""
+        tr = WORKLOADS["andrew"].trace
+        self.assertEqual(runner.faults_path(tr).name, "andrew.faults.gz")
+        self.assertEqual(runner.faults_path(tr, "touched").name, "andrew.touched.faults.gz")
+        with self.assertRaises(ValueError):
+            runner.faults_path(tr, "read")
+        spec = {"workload": "andrew", "profile": "ssd",
+                "configs": [{"name": "none", "model": "none"}]}
+        faulted = runner.from_spec(spec, "x", "x.json")
+        touched = runner.from_spec({**spec, "faults_kind": "touched"}, "x", "x.json")
+        self.assertEqual(faulted.faults_kind, "faulted")
+        self.assertEqual(runner.trace_files(faulted)[1],
+                         f"{runner.faults_path(tr)}:/ppf/trace.faults.gz")
+        self.assertEqual(runner.trace_files(touched)[1],
+                         f"{runner.faults_path(tr, 'touched')}:/ppf/trace.faults.gz")
+        # the bench differs, and says so in every result's digest
+        self.assertNotEqual(runner.faults_digests(faulted), runner.faults_digests(touched))
+        with self.assertRaisesRegex(SystemExit, "faults_kind is faulted or touched"):
+            runner.from_spec({**spec, "faults_kind": "all"}, "x", "x.json")
+        py = runner.from_spec({**spec, "workload": "pystart-3", "faults_kind": "touched"},
+                              "x", "x.json")
+        self.assertIsNone(runner.faults_of(runner.trace_of(py), "touched"))
+        with self.assertRaisesRegex(SystemExit, "no .*pystart-3.touched.faults.gz"):
+            runner.trace_files(py)
+        for name in ("andrew-touched-hdd2001", "andrew-touched-ssd"):
+            exp = runner.load_experiment(name)
+            self.assertEqual((exp.workload, exp.faults_kind), ("andrew", "touched"))
+            self.assertIn(f"{runner.faults_path(tr, 'touched')}:/ppf/trace.faults.gz",
+                          runner.trace_files(exp))
+
     def test_replays(self) -> None:
         exp = runner.load_experiment("andrew-varied-hdd2001")  # interludes, 3 + 2 runs
         cold, hot = exp.configs[0], exp.configs[-1]
