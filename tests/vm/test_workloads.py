@@ -275,16 +275,20 @@ class WarmupTracesTest(unittest.TestCase):
         self.assertNotEqual(runner.faults_digests(faulted), runner.faults_digests(touched))
         with self.assertRaisesRegex(SystemExit, "faults_kind is faulted or touched"):
             runner.from_spec({**spec, "faults_kind": "all"}, "x", "x.json")
-        py = runner.from_spec({**spec, "workload": "pystart-3", "faults_kind": "touched"},
+        pb = runner.from_spec({**spec, "workload": "pbuild-j2-4", "faults_kind": "touched"},
                               "x", "x.json")
-        self.assertIsNone(runner.faults_of(runner.trace_of(py), "touched"))
-        with self.assertRaisesRegex(SystemExit, "no .*pystart-3.touched.faults.gz"):
-            runner.trace_files(py)
-        for name in ("andrew-touched-hdd2001", "andrew-touched-ssd"):
+        self.assertIsNotNone(runner.faults_of(runner.trace_of(pb)))
+        self.assertIsNone(runner.faults_of(runner.trace_of(pb), "touched"))
+        with self.assertRaisesRegex(SystemExit, "no .*pbuild-j2-4.touched.faults.gz"):
+            runner.trace_files(pb)
+        for name in ("andrew-touched-hdd2001", "andrew-touched-ssd",
+                     "pystart-touched-hdd2001", "pystart-touched-ssd"):
             exp = runner.load_experiment(name)
-            self.assertEqual((exp.workload, exp.faults_kind), ("andrew", "touched"))
-            self.assertIn(f"{runner.faults_path(tr, 'touched')}:/ppf/trace.faults.gz",
-                          runner.trace_files(exp))
+            self.assertEqual(exp.faults_kind, "touched")
+            # the measured trace's and each warm-up's own touched pages
+            for t in [runner.trace_of(exp), *runner.warmup_traces(exp)]:
+                self.assertTrue(any(a.startswith(f"{runner.faults_path(t, 'touched')}:")
+                                    for a in runner.trace_files(exp)), (name, t))
 
     def test_replays(self) -> None:
         exp = runner.load_experiment("andrew-varied-hdd2001")  # interludes, 3 + 2 runs
