@@ -275,14 +275,15 @@ class WarmupTracesTest(unittest.TestCase):
         self.assertNotEqual(runner.faults_digests(faulted), runner.faults_digests(touched))
         with self.assertRaisesRegex(SystemExit, "faults_kind is faulted or touched"):
             runner.from_spec({**spec, "faults_kind": "all"}, "x", "x.json")
-        pb = runner.from_spec({**spec, "workload": "pbuild-j2-4", "faults_kind": "touched"},
+        ld = runner.from_spec({**spec, "workload": "gnuld", "faults_kind": "touched"},
                               "x", "x.json")
-        self.assertIsNotNone(runner.faults_of(runner.trace_of(pb)))
-        self.assertIsNone(runner.faults_of(runner.trace_of(pb), "touched"))
-        with self.assertRaisesRegex(SystemExit, "no .*pbuild-j2-4.touched.faults.gz"):
-            runner.trace_files(pb)
+        self.assertIsNotNone(runner.faults_of(runner.trace_of(ld)))
+        self.assertIsNone(runner.faults_of(runner.trace_of(ld), "touched"))
+        with self.assertRaisesRegex(SystemExit, "no .*gnuld.touched.faults.gz"):
+            runner.trace_files(ld)
         for name in ("andrew-touched-hdd2001", "andrew-touched-ssd",
-                     "pystart-touched-hdd2001", "pystart-touched-ssd"):
+                     "pystart-touched-hdd2001", "pystart-touched-ssd",
+                     "pbuild-j2-touched-ssd"):
             exp = runner.load_experiment(name)
             self.assertEqual(exp.faults_kind, "touched")
             # the measured trace's and each warm-up's own touched pages
