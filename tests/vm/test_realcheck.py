@@ -418,6 +418,31 @@ class TestFaults(unittest.TestCase):
         self.assertEqual(body[1:], [f"file {lib}", " ".join(map(str, range(16))),
                                     "16 17 18 19", "file mpl/x.so", "3"])
 
+    def test_save_faults_by_window(self) -> None:
+        """--save-faults writes TRACE.faults.gz from a boot at the default
+        fault-around window (or one from before the window was recorded),
+        TRACE.touched.faults.gz from one at a page, and refuses any other."""
+        src = TOP / "eval" / "workloads" / "pystart" / "pystart-3.trace.gz"
+        with tempfile.TemporaryDirectory() as d:
+            out = Path(d) / "out"
+            out.mkdir()
+            traced_run(out)
+            for x in ("inodes", "pages.gz"):
+                (out / f"real.{x}").rename(out / f"real-cold-traced.{x}")
+            trace = Path(d) / src.name
+            shutil.copy(src, trace)
+            for window, name in ((None, "pystart-3.faults.gz"),
+                                 (65536, "pystart-3.faults.gz"),
+                                 (4096, "pystart-3.touched.faults.gz")):
+                if window is not None:
+                    (out / "fault_around_bytes").write_text(f"{window}\n")
+                self.assertEqual(realcheck.save_faults(out, trace, True), trace.with_name(name))
+                self.assertTrue(trace.with_name(name).is_file())
+            (out / "fault_around_bytes").write_text("16384\n")
+            with self.assertRaisesRegex(SystemExit, "window was 16384 bytes"):
+                realcheck.save_faults(out, trace, True)
+            self.assertIsNone(realcheck.save_faults(out, trace, False))
+
     def test_where_and_what_the_guest_gets(self) -> None:
         from eval.harness import runner
         py = TOP / "eval" / "workloads" / "pystart" / "pystart-3.trace.gz"
