@@ -90,6 +90,28 @@ bool ppf_device_reads(struct ppf_sb *s, u64 *ios, u64 *ns)
 	return ok;
 }
 
+/**
+ * ppf_device_rotational() - whether a file system's device positions an arm
+ * @s: the file system
+ *
+ * Read at each decision, not kept: an administrator may set a device's
+ * queue/rotational at any time.
+ *
+ * Return: true if its block device is rotational; false if it is not, it
+ * has none, or it is gone.
+ */
+bool ppf_device_rotational(struct ppf_sb *s)
+{
+	struct super_block *sb = ppf_sb_pin(s);
+	bool rotational;
+
+	if (!sb)
+		return false;
+	rotational = sb->s_bdev && !bdev_nonrot(sb->s_bdev);
+	ppf_sb_unpin(sb);
+	return rotational;
+}
+
 /* The device's slot, made on first use; NULL when all are taken. */
 static struct ppf_device_latency *ppf_latency_of(dev_t dev, bool create)
 {

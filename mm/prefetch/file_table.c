@@ -329,7 +329,7 @@ void ppf_file_map_pages(struct ppf_file *f, pgoff_t pages)
 	if (f->page_map)
 		return;
 	m = READ_ONCE(f->mapped) && pages > PPF_PAGE_MAP_MIN_PAGES ?
-	    ppf_page_map_alloc(pages) : NULL;
+	    ppf_page_map_alloc(pages, ppf_device_rotational(f->sb)) : NULL;
 	spin_lock(&f->lock);
 	if (m && !f->dead) {
 		f->page_map = m;
@@ -398,7 +398,7 @@ void ppf_file_pages_load(struct ppf_file *f, const u8 *bits, unsigned int len,
 	lockdep_assert_held(&ppf_worker_mutex);
 	if (f->page_map)
 		return;
-	m = ppf_page_map_load(bits, len, shift);
+	m = ppf_page_map_load(bits, len, shift, ppf_device_rotational(f->sb));
 	if (!m)
 		return;
 	spin_lock(&f->lock);

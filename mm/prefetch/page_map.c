@@ -112,6 +112,8 @@
  * @nbits: bits in each bitmap
  * @partial: the use going on began before the map was there
  * @whole: a whole use was seen with the map in place
+ * @windows: fault-around's windows are learnt whole (a file on a
+ *	rotational device)
  * @streaming: @stream_start and @stream_hi hold a stream
  * @stream_start: the bit of the first touch of the file's current stream
  * @stream_hi: the last bit its touches reached
@@ -126,6 +128,7 @@ struct ppf_page_map {
 	unsigned long nbits;
 	bool partial;
 	bool whole;
+	bool windows;
 	bool streaming;
 	unsigned long stream_start;
 	unsigned long stream_hi;
@@ -148,7 +151,7 @@ static size_t ppf_page_map_size(unsigned long nbits)
  * begun before it; NULL past the maps' bound or short of memory.
  */
 static struct ppf_page_map *ppf_page_map_new(unsigned long nbits,
-					     unsigned int shift)
+					     unsigned int shift, bool windows)
 {
 	size_t size = ppf_page_map_size(nbits);
 	struct ppf_page_map *m;
@@ -166,6 +169,7 @@ static struct ppf_page_map *ppf_page_map_new(unsigned long nbits,
 	}
 	m->shift = shift;
 	m->nbits = nbits;
+	m->windows = windows;
 	m->partial = true;
 	m->cur = m->bits;
 	m->done = m->bits + BITS_TO_LONGS(nbits);
@@ -176,6 +180,7 @@ static struct ppf_page_map *ppf_page_map_new(unsigned long nbits,
 /**
  * ppf_page_map_alloc() - a page map for a file, none of its pages seen
  * @pages: the file's size in pages
+ * @windows: learn fault-around's windows whole (DOC: Page maps)
  *
  * A bit a page, or for as many pages as keep the bitmap within
  * PPF_PAGE_MAP_BITS.  The caller holds ppf_worker_mutex.
@@ -183,7 +188,7 @@ static struct ppf_page_map *ppf_page_map_new(unsigned long nbits,
  * Return: the map, or NULL if the file is empty, all the maps together
  * would pass their bound, or memory is short.
  */
-struct ppf_page_map *ppf_page_map_alloc(pgoff_t pages)
+struct ppf_page_map *ppf_page_map_alloc(pgoff_t pages, bool windows)
 {
 	unsigned int shift = 0;
 
@@ -191,7 +196,7 @@ struct ppf_page_map *ppf_page_map_alloc(pgoff_t pages)
 		return NULL;
 	while ((pages - 1) >> shift >= PPF_PAGE_MAP_BITS)
 		shift++;
-	return ppf_page_map_new(((pages - 1) >> shift) + 1, shift);
+	return ppf_page_map_new(((pages - 1) >> shift) + 1, shift, windows);
 }
 
 /**
@@ -251,10 +256,10 @@ static unsigned long ppf_page_map_stream(struct ppf_page_map *m,
  * @last: last page
  * @kind: how: asked for, faulted, or mapped around a fault
  *
- * The pages asked for and faulted are set; fault-around's window is not
- * (DOC: Page maps), unless it takes a long enough stream of touches
- * further, which sets every page the stream went over.  The caller holds
- * the file's lock.
+ * The pages asked for and faulted are set.  Fault-around's window is set
+ * whole in a map that learns windows; in any other, only where it takes a
+ * long enough stream of touches further, which sets every page the
+ * stream went over (DOC: Page maps).  The caller holds the file's lock.
  */
 void ppf_page_map_read(struct ppf_page_map *m, pgoff_t first, pgoff_t last,
 		       enum ppf_read_kind kind)
@@ -264,9 +269,9 @@ void ppf_page_map_read(struct ppf_page_map *m, pgoff_t first, pgoff_t last,
 	if (a >= m->nbits)
 		return;
 	b = min(b, m->nbits - 1);
-	if (kind != PPF_READ_AROUND)
+	if (kind != PPF_READ_AROUND || m->windows)
 		bitmap_set(m->cur, a, b - a + 1);
-	if (kind == PPF_READ_ASKED)
+	if (kind == PPF_READ_ASKED || m->windows)
 		return;
 	from = ppf_page_map_stream(m, a, b);
 	if (from <= b)
@@ -459,6 +464,7 @@ unsigned int ppf_page_map_save(const struct ppf_page_map *m, u8 *out)
  * @bits: the bitmap, bit 0 of byte 0 first
  * @len: its bytes, at most PPF_PAGE_MAP_BITS / 8
  * @shift: how many pages each bit stands for, as a power of two
+ * @windows: learn fault-around's windows whole (DOC: Page maps)
  *
  * The map knows a whole use: the saved one.  The caller holds
  * ppf_worker_mutex.
@@ -467,14 +473,14 @@ unsigned int ppf_page_map_save(const struct ppf_page_map *m, u8 *out)
  * memory is short.
  */
 struct ppf_page_map *ppf_page_map_load(const u8 *bits, unsigned int len,
-				       unsigned int shift)
+				       unsigned int shift, bool windows)
 {
 	unsigned long nbits = (unsigned long)len * BITS_PER_BYTE, bit;
 	struct ppf_page_map *m;
 
 	if (!len || nbits > PPF_PAGE_MAP_BITS)
 		return NULL;
-	m = ppf_page_map_new(nbits, shift);
+	m = ppf_page_map_new(nbits, shift, windows);
 	if (!m)
 		return NULL;
 	for (bit = 0; bit < nbits; bit++)

@@ -545,7 +545,7 @@ struct ppf_uses {
 /* Pages a file's use may ask for before it has a map, and seed it whole. */
 #define PPF_EARLY_PAGES		8
 struct ppf_page_map;
-struct ppf_page_map *ppf_page_map_alloc(pgoff_t pages);
+struct ppf_page_map *ppf_page_map_alloc(pgoff_t pages, bool windows);
 void ppf_page_map_free(struct ppf_page_map *m);
 unsigned long ppf_page_maps_bytes_used(void);
 void ppf_page_map_read(struct ppf_page_map *m, pgoff_t first, pgoff_t last,
@@ -560,7 +560,7 @@ unsigned long ppf_page_map_run(const struct ppf_page_map *m, pgoff_t from,
 unsigned int ppf_page_map_save_bytes(const struct ppf_page_map *m);
 unsigned int ppf_page_map_save(const struct ppf_page_map *m, u8 *out);
 struct ppf_page_map *ppf_page_map_load(const u8 *bits, unsigned int len,
-				       unsigned int shift);
+				       unsigned int shift, bool windows);
 
 /* use.c: under the file's lock */
 void ppf_uses_init(struct ppf_uses *u);
@@ -940,6 +940,7 @@ void ppf_payoff_submitted(u64 ns);
 
 /* device_latency.c */
 bool ppf_device_reads(struct ppf_sb *s, u64 *ios, u64 *ns);
+bool ppf_device_rotational(struct ppf_sb *s);
 void ppf_device_own_read(void);
 void ppf_device_sample(struct ppf_sb *s, bool busy);
 u64 ppf_device_quiet_latency(dev_t dev);
