@@ -323,13 +323,16 @@ void ppf_file_apply_read(struct ppf_file *f, pgoff_t first, pgoff_t last,
  */
 void ppf_file_map_pages(struct ppf_file *f, pgoff_t pages)
 {
-	struct ppf_page_map *m;
+	struct ppf_page_map *m = NULL;
+	bool windows = false;
 
 	lockdep_assert_held(&ppf_worker_mutex);
 	if (f->page_map)
 		return;
-	m = READ_ONCE(f->mapped) && pages > PPF_PAGE_MAP_MIN_PAGES ?
-	    ppf_page_map_alloc(pages, ppf_device_rotational(f->sb)) : NULL;
+	if (READ_ONCE(f->mapped) && pages > PPF_PAGE_MAP_MIN_PAGES) {
+		windows = ppf_device_rotational(f->sb);
+		m = ppf_page_map_alloc(pages, windows);
+	}
 	spin_lock(&f->lock);
 	if (m && !f->dead) {
 		f->page_map = m;
@@ -339,7 +342,8 @@ void ppf_file_map_pages(struct ppf_file *f, pgoff_t pages)
 					PPF_EARLY_PAGES),
 				  f->nr_early_pages <= PPF_EARLY_PAGES);
 		m = NULL;
-		trace_ppf_page_map(ppf_sb_dev(f->sb), f->ino, f->id, pages);
+		trace_ppf_page_map(ppf_sb_dev(f->sb), f->ino, f->id, pages,
+				   windows);
 	}
 	f->nr_early_pages = 0;	/* the next use's pages, from here on */
 	spin_unlock(&f->lock);

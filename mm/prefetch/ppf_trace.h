@@ -96,19 +96,21 @@ TRACE_EVENT(ppf_prefetch,
 );
 
 TRACE_EVENT(ppf_page_map,
-	    TP_PROTO(dev_t dev, u64 ino, u32 id, pgoff_t pages),
-	    TP_ARGS(dev, ino, id, pages),
+	    TP_PROTO(dev_t dev, u64 ino, u32 id, pgoff_t pages, bool windows),
+	    TP_ARGS(dev, ino, id, pages, windows),
 	    TP_STRUCT__entry(__field(dev_t, dev)
 			     __field(u64, ino)
 			     __field(u32, id)
-			     __field(pgoff_t, pages)),
+			     __field(pgoff_t, pages)
+			     __field(bool, windows)),
 	    TP_fast_assign(__entry->dev = dev;
 			   __entry->ino = ino;
 			   __entry->id = id;
-			   __entry->pages = pages;),
-	    TP_printk("dev=%d:%d ino=%llu id=%u file_pages=%lu",
+			   __entry->pages = pages;
+			   __entry->windows = windows;),
+	    TP_printk("dev=%d:%d ino=%llu id=%u file_pages=%lu windows=%d",
 		      MAJOR(__entry->dev), MINOR(__entry->dev), __entry->ino,
-		      __entry->id, __entry->pages)
+		      __entry->id, __entry->pages, __entry->windows)
 );
 
 TRACE_EVENT(ppf_own_pages,

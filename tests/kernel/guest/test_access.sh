@@ -29,6 +29,10 @@
 #           fault-around mapping the rest): a stream of touches, so after C
 #           all of it is prefetched, not the comb of pages that faulted
 #           (132-300 KiB when every fault sets its own pages alone).
+#           With the disk made rotational, G faulted at one page: its new
+#           map learns fault-around's 64 KiB window around it
+#           (ppf_page_map windows=1), and after P the window is
+#           prefetched, not the page alone.
 #           Not on 6.1, which has no fault tracepoint: there a mapped file
 #           keeps its segments.
 # access    uid 1000 reads the statistics and the settings, and may change
@@ -40,7 +44,7 @@
 . /ppf/guest/lib.sh
 . /ppf/guest/test_robust_lib.sh
 
-plan 34
+plan 37
 
 CTL=/ppf/ppfctl
 STATE=/proc/predictive_prefetch_state
@@ -158,7 +162,10 @@ if [ "$(stat_of read_fallback)" = 1 ]; then
 	skip "io_class: ppf_prefetch shows G's own pages read at idle on a rotational disk" \
 		"no fault tracepoint (before 6.10)"
 	for c in "saved and loaded, P brings G's three pages alone" \
-		 "H scanned through a mapping, a stream: all of it prefetched after C"; do
+		 "H scanned through a mapping, a stream: all of it prefetched after C" \
+		 "on a rotational disk G's map learns windows (ppf_page_map windows=1)" \
+		 "on a rotational disk the page G faulted is prefetched after P" \
+		 "on a rotational disk fault-around's 64 KiB window is, not the page alone"; do
 		skip "page maps: $c" "no fault tracepoint (before 6.10)"
 	done
 else
@@ -282,6 +289,49 @@ else
 			eq "$h" 1024
 	else
 		skip "page maps: H scanned through a mapping, a stream: all of it prefetched after C" "premise"
+	fi
+	# Windows: with the disk made rotational, a map made from then on learns
+	# fault-around's whole window.  G is faulted at one page (640 KiB) from
+	# a cold cache, MADV_RANDOM (no read-around): fault-around reports the
+	# 64 KiB around it before the fault reads the page, and after P that
+	# window is prefetched, not the page alone (12 KiB for three pages
+	# above, on the same disk not rotational).
+	rot=/sys/block/${dev##*/}/queue/rotational
+	was_rot=$(cat $rot)
+	echo 1 > $rot 2>/dev/null
+	is_rot=$(cat $rot)
+	set_ppf reset 1
+	echo 1 > $TRACE/events/predictive_prefetch/ppf_page_map/enable
+	echo > $TRACE/trace
+	for i in 1 2 3 4 5 6; do
+		cat P > /dev/null
+		settle 0
+		drop_caches
+		/ppf/mapped touch G 640 4
+		cat X > /dev/null
+	done
+	settle
+	trace=$(grep -v "^#" $TRACE/trace)
+	echo 0 > $TRACE/events/predictive_prefetch/ppf_page_map/enable
+	drop_caches
+	cold=$(g_kb 0 1024)
+	cat P > /dev/null
+	settle
+	set -- $(g_kb 640 4) $(g_kb 0 1024)
+	echo "$was_rot" > $rot 2>/dev/null
+	echo "G after P, learnt on a rotational disk: $1 KiB of the page at 640 KiB, $2 KiB in all;" \
+		"$(echo "$trace" | grep "ppf_page_map: .* ino=$(stat -c %i G) ")"
+	if premise "page maps: the disk was made rotational" eq "$is_rot" 1 &&
+	   premise "page maps: G cold before P is opened" eq "$cold" 0; then
+		check "page maps: on a rotational disk G's map learns windows (ppf_page_map windows=1)" \
+			eval 'echo "$trace" | grep -q "ppf_page_map: .* ino=$(stat -c %i G) .* windows=1$"'
+		check "page maps: on a rotational disk the page G faulted is prefetched after P" eq "$1" 4
+		check "page maps: on a rotational disk fault-around's 64 KiB window is, not the page alone" \
+			eq "$2" 64
+	else
+		skip "page maps: on a rotational disk G's map learns windows (ppf_page_map windows=1)" "premise"
+		skip "page maps: on a rotational disk the page G faulted is prefetched after P" "premise"
+		skip "page maps: on a rotational disk fault-around's 64 KiB window is, not the page alone" "premise"
 	fi
 fi
 
