@@ -21,6 +21,7 @@ struct ppf_config ppf_config = {
 	.max_inflight_kb = 16384,
 	.io_class = IOPRIO_CLASS_BE,
 	.meta_io_class = PPF_IO_CLASS_AUTO,
+	.page_map_windows = PPF_WINDOWS_AUTO,
 	.memory_kb = 16384,
 	.max_files = 65536,
 	.filesystems = "",

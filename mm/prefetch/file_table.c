@@ -312,6 +312,23 @@ void ppf_file_apply_read(struct ppf_file *f, pgoff_t first, pgoff_t last,
  */
 #define PPF_PAGE_MAP_MIN_PAGES	PPF_PAGE_MAP_GAP
 
+/*
+ * Whether a page map made or loaded for @f now learns fault-around's
+ * windows: page_map_windows, by default where @f's device is rotational
+ * (DOC: Page maps).
+ */
+static bool ppf_file_map_windows(struct ppf_file *f)
+{
+	switch (READ_ONCE(ppf_config.page_map_windows)) {
+	case PPF_WINDOWS_ALWAYS:
+		return true;
+	case PPF_WINDOWS_NEVER:
+		return false;
+	default:
+		return ppf_device_rotational(f->sb);
+	}
+}
+
 /**
  * ppf_file_map_pages() - give a mapped file a page map, if it has none
  * @f: the entry, just opened
@@ -330,7 +347,7 @@ void ppf_file_map_pages(struct ppf_file *f, pgoff_t pages)
 	if (f->page_map)
 		return;
 	if (READ_ONCE(f->mapped) && pages > PPF_PAGE_MAP_MIN_PAGES) {
-		windows = ppf_device_rotational(f->sb);
+		windows = ppf_file_map_windows(f);
 		m = ppf_page_map_alloc(pages, windows);
 	}
 	spin_lock(&f->lock);
@@ -402,7 +419,7 @@ void ppf_file_pages_load(struct ppf_file *f, const u8 *bits, unsigned int len,
 	lockdep_assert_held(&ppf_worker_mutex);
 	if (f->page_map)
 		return;
-	m = ppf_page_map_load(bits, len, shift, ppf_device_rotational(f->sb));
+	m = ppf_page_map_load(bits, len, shift, ppf_file_map_windows(f));
 	if (!m)
 		return;
 	spin_lock(&f->lock);

@@ -125,6 +125,8 @@
  *	IOPRIO_CLASS_BE, or PPF_IO_CLASS_AUTO: per device), see io_class.c
  * @meta_io_class: the same for its metadata reads (PPF_IO_CLASS_AUTO, the
  *	default: as @io_class), see io_class.c
+ * @page_map_windows: whether a page map made or loaded learns
+ *	fault-around's windows whole: a PPF_WINDOWS_* value (page_map.c)
  * @memory_kb: memory budget of the model
  * @max_files: files remembered in the file table
  * @filesystems: file system types watched, comma separated; empty = all
@@ -158,6 +160,7 @@ struct ppf_config {
 	unsigned int max_inflight_kb;
 	unsigned int io_class;
 	unsigned int meta_io_class;
+	unsigned int page_map_windows;
 	unsigned int memory_kb;
 	unsigned int max_files;
 	char filesystems[PPF_SB_TYPES_MAX];
@@ -170,6 +173,16 @@ struct ppf_config {
 	unsigned int max_domains;
 	unsigned int save_events;
 	unsigned int skip_new_files_ms;
+};
+
+/*
+ * Which page maps learn fault-around's windows
+ * (vm.predictive_prefetch.page_map_windows, DOC: Page maps).
+ */
+enum {
+	PPF_WINDOWS_AUTO,	/* those of files on a rotational device */
+	PPF_WINDOWS_ALWAYS,
+	PPF_WINDOWS_NEVER,
 };
 
 /* What a context is (vm.predictive_prefetch.contexts, context.c). */

@@ -23,6 +23,7 @@
 static char ppf_model_name[PPF_NAME_MAX];
 static char ppf_io_class_name[PPF_NAME_MAX];
 static char ppf_meta_io_class_name[PPF_NAME_MAX];
+static char ppf_page_map_windows_name[PPF_NAME_MAX];
 static char ppf_contexts_buf[PPF_NAME_MAX];
 static char ppf_isolation_buf[PPF_NAME_MAX];
 static unsigned int ppf_reset_value;
@@ -300,6 +301,40 @@ static int ppf_sysctl_meta_io_class(PPF_CTL_TABLE_CONST struct ctl_table *table,
 			       ppf_meta_io_class_shown, ppf_meta_io_class_apply);
 }
 
+static const char * const ppf_page_map_windows_names[] = {
+	[PPF_WINDOWS_AUTO] = "auto",
+	[PPF_WINDOWS_ALWAYS] = "always",
+	[PPF_WINDOWS_NEVER] = "never",
+};
+
+static const char *ppf_page_map_windows_shown(void)
+{
+	return ppf_page_map_windows_names[ppf_config.page_map_windows];
+}
+
+/* Taken by the maps made or loaded from then on: nothing to apply now. */
+static int ppf_page_map_windows_apply(const char *name)
+{
+	unsigned int w;
+
+	for (w = 0; w < ARRAY_SIZE(ppf_page_map_windows_names); w++) {
+		if (!strcmp(name, ppf_page_map_windows_names[w])) {
+			WRITE_ONCE(ppf_config.page_map_windows, w);
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+static int ppf_sysctl_page_map_windows(PPF_CTL_TABLE_CONST struct ctl_table *table,
+				       int write, void *buffer, size_t *lenp,
+				       loff_t *ppos)
+{
+	return ppf_sysctl_name(table, write, buffer, lenp, ppos,
+			       ppf_page_map_windows_shown,
+			       ppf_page_map_windows_apply);
+}
+
 static const char *ppf_contexts_shown(void)
 {
 	return ppf_contexts_name(ppf_config.contexts);
@@ -443,6 +478,13 @@ static struct ctl_table ppf_sysctl_table[] = {
 		.maxlen = sizeof(ppf_meta_io_class_name),
 		.mode = 0644,
 		.proc_handler = ppf_sysctl_meta_io_class,
+	},
+	{
+		.procname = "page_map_windows",
+		.data = ppf_page_map_windows_name,
+		.maxlen = sizeof(ppf_page_map_windows_name),
+		.mode = 0644,
+		.proc_handler = ppf_sysctl_page_map_windows,
 	},
 	/* At most 1 GiB. */
 	PPF_UINT("memory_kb", &ppf_config.memory_kb,

@@ -29,10 +29,11 @@
 #           fault-around mapping the rest): a stream of touches, so after C
 #           all of it is prefetched, not the comb of pages that faulted
 #           (132-300 KiB when every fault sets its own pages alone).
-#           With the disk made rotational, G faulted at one page: its new
-#           map learns fault-around's 64 KiB window around it
-#           (ppf_page_map windows=1), and after P the window is
-#           prefetched, not the page alone.
+#           With the disk made rotational, and with page_map_windows
+#           always on it as it is, G faulted at one page: its new map
+#           learns fault-around's 64 KiB window around it (ppf_page_map
+#           windows=1), and after P the window is prefetched, not the page
+#           alone.
 #           Not on 6.1, which has no fault tracepoint: there a mapped file
 #           keeps its segments.
 # access    uid 1000 reads the statistics and the settings, and may change
@@ -44,7 +45,7 @@
 . /ppf/guest/lib.sh
 . /ppf/guest/test_robust_lib.sh
 
-plan 37
+plan 40
 
 CTL=/ppf/ppfctl
 STATE=/proc/predictive_prefetch_state
@@ -165,7 +166,10 @@ if [ "$(stat_of read_fallback)" = 1 ]; then
 		 "H scanned through a mapping, a stream: all of it prefetched after C" \
 		 "on a rotational disk G's map learns windows (ppf_page_map windows=1)" \
 		 "on a rotational disk the page G faulted is prefetched after P" \
-		 "on a rotational disk fault-around's 64 KiB window is, not the page alone"; do
+		 "on a rotational disk fault-around's 64 KiB window is, not the page alone" \
+		 "with page_map_windows always G's map learns windows (ppf_page_map windows=1)" \
+		 "with page_map_windows always the page G faulted is prefetched after P" \
+		 "with page_map_windows always fault-around's 64 KiB window is, not the page alone"; do
 		skip "page maps: $c" "no fault tracepoint (before 6.10)"
 	done
 else
@@ -290,49 +294,60 @@ else
 	else
 		skip "page maps: H scanned through a mapping, a stream: all of it prefetched after C" "premise"
 	fi
-	# Windows: with the disk made rotational, a map made from then on learns
-	# fault-around's whole window.  G is faulted at one page (640 KiB) from
-	# a cold cache, MADV_RANDOM (no read-around): fault-around reports the
-	# 64 KiB around it before the fault reads the page, and after P that
-	# window is prefetched, not the page alone (12 KiB for three pages
-	# above, on the same disk not rotational).
+	# Windows: with the disk made rotational (page_map_windows auto), and
+	# with page_map_windows always on the disk as it is (not rotational), a
+	# map made from then on learns fault-around's whole window.  G is
+	# faulted at one page (640 KiB) from a cold cache, MADV_RANDOM (no
+	# read-around): fault-around reports the 64 KiB around it before the
+	# fault reads the page, and after P that window is prefetched, not the
+	# page alone (12 KiB for three pages above, auto on the disk not
+	# rotational).
 	rot=/sys/block/${dev##*/}/queue/rotational
 	was_rot=$(cat $rot)
-	echo 1 > $rot 2>/dev/null
-	is_rot=$(cat $rot)
-	set_ppf reset 1
-	echo 1 > $TRACE/events/predictive_prefetch/ppf_page_map/enable
-	echo > $TRACE/trace
-	for i in 1 2 3 4 5 6; do
-		cat P > /dev/null
-		settle 0
+	for how in "on a rotational disk" "with page_map_windows always"; do
+		if [ "$how" = "on a rotational disk" ]; then
+			echo 1 > $rot 2>/dev/null
+			want_rot=1
+		else
+			set_ppf page_map_windows always
+			want_rot=$was_rot
+		fi
+		is_rot=$(cat $rot)
+		set_ppf reset 1
+		echo 1 > $TRACE/events/predictive_prefetch/ppf_page_map/enable
+		echo > $TRACE/trace
+		for i in 1 2 3 4 5 6; do
+			cat P > /dev/null
+			settle 0
+			drop_caches
+			/ppf/mapped touch G 640 4
+			cat X > /dev/null
+		done
+		settle
+		trace=$(grep -v "^#" $TRACE/trace)
+		echo 0 > $TRACE/events/predictive_prefetch/ppf_page_map/enable
 		drop_caches
-		/ppf/mapped touch G 640 4
-		cat X > /dev/null
+		cold=$(g_kb 0 1024)
+		cat P > /dev/null
+		settle
+		set -- $(g_kb 640 4) $(g_kb 0 1024)
+		echo "$was_rot" > $rot 2>/dev/null
+		set_ppf page_map_windows auto
+		echo "G after P, learnt $how: $1 KiB of the page at 640 KiB, $2 KiB in all;" \
+			"$(echo "$trace" | grep "ppf_page_map: .* ino=$(stat -c %i G) ")"
+		if premise "page maps: the disk's rotational flag $want_rot $how" eq "$is_rot" "$want_rot" &&
+		   premise "page maps: G cold before P is opened ($how)" eq "$cold" 0; then
+			check "page maps: $how G's map learns windows (ppf_page_map windows=1)" \
+				eval 'echo "$trace" | grep -q "ppf_page_map: .* ino=$(stat -c %i G) .* windows=1$"'
+			check "page maps: $how the page G faulted is prefetched after P" eq "$1" 4
+			check "page maps: $how fault-around's 64 KiB window is, not the page alone" \
+				eq "$2" 64
+		else
+			skip "page maps: $how G's map learns windows (ppf_page_map windows=1)" "premise"
+			skip "page maps: $how the page G faulted is prefetched after P" "premise"
+			skip "page maps: $how fault-around's 64 KiB window is, not the page alone" "premise"
+		fi
 	done
-	settle
-	trace=$(grep -v "^#" $TRACE/trace)
-	echo 0 > $TRACE/events/predictive_prefetch/ppf_page_map/enable
-	drop_caches
-	cold=$(g_kb 0 1024)
-	cat P > /dev/null
-	settle
-	set -- $(g_kb 640 4) $(g_kb 0 1024)
-	echo "$was_rot" > $rot 2>/dev/null
-	echo "G after P, learnt on a rotational disk: $1 KiB of the page at 640 KiB, $2 KiB in all;" \
-		"$(echo "$trace" | grep "ppf_page_map: .* ino=$(stat -c %i G) ")"
-	if premise "page maps: the disk was made rotational" eq "$is_rot" 1 &&
-	   premise "page maps: G cold before P is opened" eq "$cold" 0; then
-		check "page maps: on a rotational disk G's map learns windows (ppf_page_map windows=1)" \
-			eval 'echo "$trace" | grep -q "ppf_page_map: .* ino=$(stat -c %i G) .* windows=1$"'
-		check "page maps: on a rotational disk the page G faulted is prefetched after P" eq "$1" 4
-		check "page maps: on a rotational disk fault-around's 64 KiB window is, not the page alone" \
-			eq "$2" 64
-	else
-		skip "page maps: on a rotational disk G's map learns windows (ppf_page_map windows=1)" "premise"
-		skip "page maps: on a rotational disk the page G faulted is prefetched after P" "premise"
-		skip "page maps: on a rotational disk fault-around's 64 KiB window is, not the page alone" "premise"
-	fi
 fi
 
 # ---- unprivileged access --------------------------------------------------

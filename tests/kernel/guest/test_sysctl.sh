@@ -2,7 +2,7 @@
 . /ppf/guest/lib.sh
 
 # 18 names x 4 in the first loop, 11 in the second, 104 checks after them.
-plan 197
+plan 205
 load_ppf || bail "insmod"
 
 accept() {
@@ -116,6 +116,16 @@ check "filesystems: longer than 127 characters refused" refuse filesystems "$(pr
 check "model: long name refused, not truncated" refuse model epcmepcmepcmepcmepcm
 check "filesystems: list accepted" accept filesystems "ext4,xfs"
 check "filesystems: empty (all) accepted" accept filesystems ""
+
+# Which page maps learn fault-around's windows (what each does: test_access.sh).
+check "page_map_windows: auto by default" eq "$(cat $PPF/page_map_windows)" auto
+check "page_map_windows: always accepted" accept page_map_windows always
+check "page_map_windows: unknown name refused" refuse page_map_windows sometimes
+check "page_map_windows: names are exact" refuse page_map_windows NEVER
+check "page_map_windows: empty refused" refuse page_map_windows ""
+check "page_map_windows: long name refused, not truncated" refuse page_map_windows neverneverneverneverr
+check "page_map_windows: never accepted" accept page_map_windows never
+check "page_map_windows: auto accepted" accept page_map_windows auto
 
 # The I/O class of the prefetches: the worker thread's own, as ionice sees it
 # (auto's choice per device: test_predict.sh).
