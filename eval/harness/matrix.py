@@ -12,7 +12,9 @@ another module than the row's EPCM (the module of record) is marked with a
 dagger, so that figures of two modules are never read as one.  The bench
 column gives the guest's speed, and "at faults" where the workload's mapped
 files were replayed at the pages the real program faulted (its faults
-files) rather than whole, and "probes in think" where the replay's
+files) rather than whole, "at touched pages" where at every page it
+touched (its touched faults files: an experiment's "faults_kind"), and
+"probes in think" where the replay's
 page-cache probes took the place of think time instead of adding to the
 run's (ppf-replay --probes=think; an experiment's "probes").  A hot time
 marked "*" is from a hot run that began while the cold run before it was
@@ -127,10 +129,17 @@ def table(rows: List[Dict[str, Any]],
                 + [share_cell(c, k, e) for k, _ in SHARES]
                 + [range_cell(spreads, w, p), pct(e.get("of_oracle_pct")),
                    f"{2 ** shift} ns/instr"
-                   + (", at faults" if c["none"].get("faults") else "")
+                   + bench_faults(c["none"])
                    + (", probes in think" if c["none"].get("probes") == "think" else "")])
                 + " |")
     return "\n".join(out)
+
+
+def bench_faults(none: Dict[str, Any]) -> str:
+    """How the cell's mapped files were replayed, for its bench column."""
+    if not none.get("faults"):
+        return ""
+    return ", at touched pages" if none.get("faults_kind") == "touched" else ", at faults"
 
 
 def hot_cell(hot: Dict[str, Any]) -> str:

@@ -218,7 +218,7 @@ def summarize(name: str, committed: Optional[Path] = None) -> Dict[str, Any]:
     return {"experiment": exp.name, "workload": workload_name(exp), "profile": exp.profile,
             "warmups": exp.warmups, "runs": exp.runs, "replay_args": exp.replay_args,
             "spin_rate": exp.spin_rate, "icount_shift": exp.icount_shift, "faults": faults,
-            "probes": exp.probes,
+            "faults_kind": exp.faults_kind if faults else None, "probes": exp.probes,
             "run": json.loads(info.read_text()) if info.exists() else None,
             "calibration": json.loads(calib.read_text()) if calib.exists() else None,
             "hot_run": hot_base is not None, "rows": rows, "determinism": det,
@@ -455,6 +455,8 @@ def summary_rows(summaries: Path = SUMMARIES) -> List[Dict[str, Any]]:
                                       "worker_insns_per_open_outside_readahead")},
                          "icount_shift": s.get("icount_shift", 2),
                          "faults": bool(s.get("faults")),
+                         "faults_kind": (s.get("faults_kind") or "faulted") if s.get("faults")
+                         else None,
                          "probes": s.get("probes", "timed"),
                          "experiment": s["experiment"]})
     return rows

@@ -54,6 +54,11 @@ class MatrixTest(unittest.TestCase):
             row("pystart-ssd", "hot", 1.0, 100.0, faults=True)]
         self.assertTrue(matrix.table(rows).splitlines()[2].endswith(
             "| 1 ns/instr, at faults |"))
+        # at every page the real program touched (faults_kind "touched")
+        for r in rows:
+            r["faults_kind"] = "touched"
+        self.assertTrue(matrix.table(rows).splitlines()[2].endswith(
+            "| 1 ns/instr, at touched pages |"))
 
     def test_a_cell_with_the_probes_in_think_says_so(self) -> None:
         rows: List[Dict[str, Any]] = [
