@@ -35,16 +35,19 @@
  * faulted one or in a fault's window (the evaluation's realcheck
  * --fault-around-bytes 4096).  Reading back the faulted pages alone also
  * takes away the read-around their faults brought, so the rest fault one
- * by one, each a positioning of the arm on a disk: there EPCM closed 5.7 %
- * of Andrew's cold-to-hot gap and 15.7 % of the start-up's; learning the
- * windows, 31.7 % and 42.2 % (the oracle 40.4 % and 41.2 %).  A window's
+ * by one, each a positioning of the arm on a disk: there EPCM closed 5.6 %
+ * of Andrew's cold-to-hot gap and 15.5 % of the start-up's; learning the
+ * windows, 31.7 % and 42.3 % (the oracle 40.3 % and 41.3 %).  A window's
  * other pages cost less than the positioning a touch of one of them would
  * (its 15 other pages are 6.1 ms at the paper's 10 MB/s, a seek 8.8 ms and
- * half a rotation 4.2 ms).  On flash a page missed costs one command of 50-100 us
- * and a window's other pages their transfer and the CPU to add and map
- * them: learning windows took Andrew on ssd from 36.2 % to 23.5 % (the
- * worker's CPU 107 ms against 63) and the start-up from 41.3 % to 53.9 %,
- * so there faults are learnt alone until a rule serves both.
+ * half a rotation 4.2 ms).  Elsewhere a missed page costs one request and
+ * a window's other pages their transfer and the CPU to add and map them:
+ * on ssd (100 us a request, 60 KiB 129 us) windows took Andrew from 35.9 %
+ * to 23.8 % and the start-up from 42.0 % to 53.6 %; on nvme and a
+ * networked volume, where the request costs more than the transfer, both
+ * gained.  The device's rotational flag is what is known for certain when
+ * a map is made, so the default takes windows there alone; the sysctl
+ * page_map_windows overrides it.
  *
  * In a map that does not learn windows, a task that scans a mapping
  * forward (a program touched whole, a mapped data file read through)
