@@ -231,11 +231,13 @@ class GuestCountersTest(unittest.TestCase):
 class FaultsTest(unittest.TestCase):
     def test_faults_digests(self) -> None:
         # the bench of a trace replayed at its faults names the faults file
+        # (pystart-ssd's: every page the real start-up touched)
         exp = runner.load_experiment("pystart-ssd")
         got = runner.faults_digests(exp)
         self.assertEqual(sorted(got), ["pystart-1.trace.gz", "pystart-2.trace.gz",
                                        "pystart-3.trace.gz"])
-        data = (TOP / "eval" / "workloads" / "pystart" / "pystart-3.faults.gz").read_bytes()
+        data = (TOP / "eval" / "workloads" / "pystart" /
+                "pystart-3.touched.faults.gz").read_bytes()
         self.assertEqual(got["pystart-3.trace.gz"], hashlib.sha256(data).hexdigest()[:12])
         # gitwork-2 has none: its mapped files are replayed whole
         self.assertEqual(runner.faults_digests(runner.Experiment("x", "gitwork-2", "hdd", [])),

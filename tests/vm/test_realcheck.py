@@ -456,11 +456,12 @@ class TestFaults(unittest.TestCase):
                          [f"{runner.faults_path(py)}:/ppf/trace.faults.gz"])
         # the measured trace and each warm-up's (pystart-1 and -2: the same
         # program, the same 72 mapped files) get their own, beside them
+        # (pystart-hdd2001's: every page the real start-up touched)
         exp = runner.load_experiment("pystart-hdd2001")
         adds = runner.trace_files(exp)
-        self.assertIn(f"{runner.faults_path(py)}:/ppf/trace.faults.gz", adds)
+        self.assertIn(f"{runner.faults_path(py, 'touched')}:/ppf/trace.faults.gz", adds)
         for t, g in runner.warmup_guest_paths(exp):
-            self.assertIn(f"{runner.faults_path(t)}:{g[:-3]}.faults.gz", adds)
+            self.assertIn(f"{runner.faults_path(t, 'touched')}:{g[:-3]}.faults.gz", adds)
         self.assertEqual(sum(a.endswith(".faults.gz") for a in adds),
                          1 + len(runner.warmup_guest_paths(exp)))
 
