@@ -98,7 +98,7 @@ REPLAY_COST_PCT = 5.0
 # start-up touched (pystart-N.touched.faults.gz; 84 % of its bytes are
 # mapped).  EPCM closes 42.3 % of the gap (none 10.505 s, EPCM 6.551 s, hot
 # 1.155 s, module 2139c6d), its page maps learning fault-around's windows
-# on the rotational disk; 15.7 % when they learn the faulted pages alone
+# on the rotational disk; 15.5 % when they learn the faulted pages alone
 # (page_map_windows never, docs/results.md).  At the faults only, before
 # the touched pages were recorded, it closed 47.1 %, 30.0 % before small
 # libraries got page maps, 23.1 % before page maps.  The floor fails a
