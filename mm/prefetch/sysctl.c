@@ -231,6 +231,24 @@ static int ppf_sysctl_model(PPF_CTL_TABLE_CONST struct ctl_table *table,
 			       ppf_model_shown, ppf_model_apply);
 }
 
+/*
+ * The index of @name among @n @names (a NULL entry names nothing) into
+ * *@index; -EINVAL for no entry's name.
+ */
+static int ppf_name_index(const char * const *names, unsigned int n,
+			  const char *name, unsigned int *index)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		if (names[i] && !strcmp(name, names[i])) {
+			*index = i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
 /* The io_class names, as ionice(1) calls the classes. */
 static const char * const ppf_io_class_names[] = {
 	[PPF_IO_CLASS_AUTO] = "auto",
@@ -246,15 +264,8 @@ static const char *ppf_io_class_shown(void)
 /* The class named @name into *@class; -EINVAL for no class's name. */
 static int ppf_io_class_parse(const char *name, unsigned int *class)
 {
-	unsigned int c;
-
-	for (c = 0; c < ARRAY_SIZE(ppf_io_class_names); c++) {
-		if (ppf_io_class_names[c] && !strcmp(name, ppf_io_class_names[c])) {
-			*class = c;
-			return 0;
-		}
-	}
-	return -EINVAL;
+	return ppf_name_index(ppf_io_class_names, ARRAY_SIZE(ppf_io_class_names),
+			      name, class);
 }
 
 static int ppf_io_class_apply(const char *name)
@@ -316,14 +327,12 @@ static const char *ppf_page_map_windows_shown(void)
 static int ppf_page_map_windows_apply(const char *name)
 {
 	unsigned int w;
+	int err = ppf_name_index(ppf_page_map_windows_names,
+				 ARRAY_SIZE(ppf_page_map_windows_names), name, &w);
 
-	for (w = 0; w < ARRAY_SIZE(ppf_page_map_windows_names); w++) {
-		if (!strcmp(name, ppf_page_map_windows_names[w])) {
-			WRITE_ONCE(ppf_config.page_map_windows, w);
-			return 0;
-		}
-	}
-	return -EINVAL;
+	if (!err)
+		WRITE_ONCE(ppf_config.page_map_windows, w);
+	return err;
 }
 
 static int ppf_sysctl_page_map_windows(PPF_CTL_TABLE_CONST struct ctl_table *table,
