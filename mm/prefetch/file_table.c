@@ -313,9 +313,9 @@ void ppf_file_apply_read(struct ppf_file *f, pgoff_t first, pgoff_t last,
 #define PPF_PAGE_MAP_MIN_PAGES	PPF_PAGE_MAP_GAP
 
 /*
- * Whether a page map made or loaded for @f now learns fault-around's
- * windows: page_map_windows, by default where @f's device is rotational
- * (DOC: Page maps).
+ * Whether @f's page map learns fault-around's windows from now on:
+ * page_map_windows, by default where @f's device is rotational (DOC: Page
+ * maps).  Asked when a map is made or loaded, and at each open after.
  */
 static bool ppf_file_map_windows(struct ppf_file *f)
 {
@@ -329,14 +329,31 @@ static bool ppf_file_map_windows(struct ppf_file *f)
 	}
 }
 
+/*
+ * @f has a page map: it learns windows, or not, as page_map_windows and
+ * the device say now (a change of either reaches it here, at an open).
+ */
+static void ppf_file_map_rechoose(struct ppf_file *f, pgoff_t pages)
+{
+	bool windows = ppf_file_map_windows(f), changed = false;
+
+	spin_lock(&f->lock);
+	if (!f->dead)
+		changed = ppf_page_map_set_windows(f->page_map, windows);
+	spin_unlock(&f->lock);
+	if (changed)
+		trace_ppf_page_map(ppf_sb_dev(f->sb), f->ino, f->id, pages,
+				   windows);
+}
+
 /**
  * ppf_file_map_pages() - give a mapped file a page map, if it has none
  * @f: the entry, just opened
  * @pages: its size in pages at that open
  *
  * For a file a use of which went through a mapping and that is larger than
- * PPF_PAGE_MAP_MIN_PAGES (DOC: Page maps).  The caller holds
- * ppf_worker_mutex.
+ * PPF_PAGE_MAP_MIN_PAGES (DOC: Page maps).  A file that has one has its
+ * choice of windows made again.  The caller holds ppf_worker_mutex.
  */
 void ppf_file_map_pages(struct ppf_file *f, pgoff_t pages)
 {
@@ -344,8 +361,10 @@ void ppf_file_map_pages(struct ppf_file *f, pgoff_t pages)
 	bool windows = false;
 
 	lockdep_assert_held(&ppf_worker_mutex);
-	if (f->page_map)
+	if (f->page_map) {
+		ppf_file_map_rechoose(f, pages);
 		return;
+	}
 	if (READ_ONCE(f->mapped) && pages > PPF_PAGE_MAP_MIN_PAGES) {
 		windows = ppf_file_map_windows(f);
 		m = ppf_page_map_alloc(pages, windows);

@@ -28,7 +28,9 @@
  * Fault-around's window (mm_filemap_map_pages reports it whole, used or
  * not: for the link above, 36 MB against 9.4) is set whole in the map of a
  * file on a rotational device (ppf_device_rotational(), asked when the map
- * is made or loaded), and not elsewhere.  A fault maps the pages cached
+ * is made or loaded and at each open of its file the worker handles, so
+ * that a change of the device's flag or of the sysctl reaches every map at
+ * its file's next open), and not elsewhere.  A fault maps the pages cached
  * around it without their faulting, so the faults are only part of what a
  * use touches: 3,153 of the 12,087 pages Andrew's real run touched in its
  * mapped files, 635 of a Python start-up's 3,973; every touched page is a
@@ -136,7 +138,7 @@
  * @partial: the use going on began before the map was there
  * @whole: a whole use was seen with the map in place
  * @windows: fault-around's windows are learnt whole (a file on a
- *	rotational device)
+ *	rotational device), chosen again at each open of the file
  * @streaming: @stream_start and @stream_hi hold a stream
  * @stream_start: the bit of the first touch of the file's current stream
  * @stream_hi: the last bit its touches reached
@@ -299,6 +301,27 @@ void ppf_page_map_read(struct ppf_page_map *m, pgoff_t first, pgoff_t last,
 	from = ppf_page_map_stream(m, a, b);
 	if (from <= b)
 		bitmap_set(m->cur, from, b - from + 1);
+}
+
+/**
+ * ppf_page_map_set_windows() - whether a map learns windows from here on
+ * @m: the map
+ * @windows: learn fault-around's windows whole (DOC: Page maps)
+ *
+ * What the map learnt stays; the use going on and the next ones are learnt
+ * the new way.  A stream of touches seen the other way is dropped: a map
+ * that learns windows keeps none, and one that does not yet must see a
+ * stream's touches itself.  The caller holds the file's lock.
+ *
+ * Return: whether the choice changed.
+ */
+bool ppf_page_map_set_windows(struct ppf_page_map *m, bool windows)
+{
+	if (m->windows == windows)
+		return false;
+	m->windows = windows;
+	m->streaming = false;
+	return true;
 }
 
 /**

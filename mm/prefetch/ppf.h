@@ -125,8 +125,8 @@
  *	IOPRIO_CLASS_BE, or PPF_IO_CLASS_AUTO: per device), see io_class.c
  * @meta_io_class: the same for its metadata reads (PPF_IO_CLASS_AUTO, the
  *	default: as @io_class), see io_class.c
- * @page_map_windows: whether a page map made or loaded learns
- *	fault-around's windows whole: a PPF_WINDOWS_* value (page_map.c)
+ * @page_map_windows: whether a page map learns fault-around's windows
+ *	whole, from its file's next open: a PPF_WINDOWS_* value (page_map.c)
  * @memory_kb: memory budget of the model
  * @max_files: files remembered in the file table
  * @filesystems: file system types watched, comma separated; empty = all
@@ -566,6 +566,7 @@ void ppf_page_map_read(struct ppf_page_map *m, pgoff_t first, pgoff_t last,
 void ppf_page_map_seed(struct ppf_page_map *m, const u32 *pages,
 		       unsigned int nr, bool whole);
 void ppf_page_map_open(struct ppf_page_map *m);
+bool ppf_page_map_set_windows(struct ppf_page_map *m, bool windows);
 bool ppf_page_map_span(const struct ppf_page_map *m, pgoff_t *first,
 		       pgoff_t *last);
 unsigned long ppf_page_map_run(const struct ppf_page_map *m, pgoff_t from,

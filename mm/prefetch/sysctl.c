@@ -323,7 +323,7 @@ static const char *ppf_page_map_windows_shown(void)
 	return ppf_page_map_windows_names[ppf_config.page_map_windows];
 }
 
-/* Taken by the maps made or loaded from then on: nothing to apply now. */
+/* Taken by each map at its file's next open: nothing to apply now. */
 static int ppf_page_map_windows_apply(const char *name)
 {
 	unsigned int w;

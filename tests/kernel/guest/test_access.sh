@@ -33,7 +33,10 @@
 #           always on it as it is, G faulted at one page: its new map
 #           learns fault-around's 64 KiB window around it (ppf_page_map
 #           windows=1), and after P the window is prefetched, not the page
-#           alone.
+#           alone.  The same when page_map_windows goes from never to
+#           always after G's map was made, with no reset: the map takes
+#           the new choice at G's next open (ppf_page_map windows=0, then
+#           windows=1).
 #           Not on 6.1, which has no fault tracepoint: there a mapped file
 #           keeps its segments.
 # access    uid 1000 reads the statistics and the settings, and may change
@@ -45,7 +48,7 @@
 . /ppf/guest/lib.sh
 . /ppf/guest/test_robust_lib.sh
 
-plan 40
+plan 44
 
 CTL=/ppf/ppfctl
 STATE=/proc/predictive_prefetch_state
@@ -169,7 +172,11 @@ if [ "$(stat_of read_fallback)" = 1 ]; then
 		 "on a rotational disk fault-around's 64 KiB window is, not the page alone" \
 		 "with page_map_windows always G's map learns windows (ppf_page_map windows=1)" \
 		 "with page_map_windows always the page G faulted is prefetched after P" \
-		 "with page_map_windows always fault-around's 64 KiB window is, not the page alone"; do
+		 "with page_map_windows always fault-around's 64 KiB window is, not the page alone" \
+		 "with page_map_windows always once G's map was made G's map learns windows (ppf_page_map windows=1)" \
+		 "with page_map_windows always once G's map was made the page G faulted is prefetched after P" \
+		 "with page_map_windows always once G's map was made fault-around's 64 KiB window is, not the page alone" \
+		 "G's map made without windows, then chose them at G's next open (windows=0, then windows=1)"; do
 		skip "page maps: $c" "no fault tracepoint (before 6.10)"
 	done
 else
@@ -301,22 +308,33 @@ else
 	# read-around): fault-around reports the 64 KiB around it before the
 	# fault reads the page, and after P that window is prefetched, not the
 	# page alone (12 KiB for three pages above, auto on the disk not
-	# rotational).
+	# rotational).  Last, page_map_windows is never until G's map is made
+	# (at its second open, the first after a fault) and always from its
+	# third open on, with no reset between: the map chooses again at each
+	# open (ppf_page_map reports the change).
 	rot=/sys/block/${dev##*/}/queue/rotational
 	was_rot=$(cat $rot)
-	for how in "on a rotational disk" "with page_map_windows always"; do
-		if [ "$how" = "on a rotational disk" ]; then
+	for how in "on a rotational disk" "with page_map_windows always" \
+		   "with page_map_windows always once G's map was made"; do
+		switch=0
+		case $how in
+		"on a rotational disk")
 			echo 1 > $rot 2>/dev/null
-			want_rot=1
-		else
+			want_rot=1 ;;
+		"with page_map_windows always")
 			set_ppf page_map_windows always
-			want_rot=$was_rot
-		fi
+			want_rot=$was_rot ;;
+		*)
+			set_ppf page_map_windows never
+			switch=3
+			want_rot=$was_rot ;;
+		esac
 		is_rot=$(cat $rot)
 		set_ppf reset 1
 		echo 1 > $TRACE/events/predictive_prefetch/ppf_page_map/enable
 		echo > $TRACE/trace
 		for i in 1 2 3 4 5 6; do
+			[ $i = $switch ] && set_ppf page_map_windows always
 			cat P > /dev/null
 			settle 0
 			drop_caches
@@ -342,10 +360,16 @@ else
 			check "page maps: $how the page G faulted is prefetched after P" eq "$1" 4
 			check "page maps: $how fault-around's 64 KiB window is, not the page alone" \
 				eq "$2" 64
+			[ $switch = 0 ] ||
+				check "page maps: G's map made without windows, then chose them at G's next open (windows=0, then windows=1)" \
+					eq "$(echo "$trace" | grep "ppf_page_map: .* ino=$(stat -c %i G) " |
+					      sed 's/.*windows=//' | tr -d '\n')" 01
 		else
 			skip "page maps: $how G's map learns windows (ppf_page_map windows=1)" "premise"
 			skip "page maps: $how the page G faulted is prefetched after P" "premise"
 			skip "page maps: $how fault-around's 64 KiB window is, not the page alone" "premise"
+			[ $switch = 0 ] ||
+				skip "page maps: G's map made without windows, then chose them at G's next open (windows=0, then windows=1)" "premise"
 		fi
 	done
 fi
