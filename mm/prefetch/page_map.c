@@ -296,6 +296,8 @@ void ppf_page_map_read(struct ppf_page_map *m, pgoff_t first, pgoff_t last,
 	b = min(b, m->nbits - 1);
 	if (kind != PPF_READ_AROUND || m->windows)
 		bitmap_set(m->cur, a, b - a + 1);
+	if (kind == PPF_READ_AROUND && m->windows)
+		ppf_stat_inc(page_map_windows);
 	if (kind == PPF_READ_ASKED || m->windows)
 		return;
 	from = ppf_page_map_stream(m, a, b);

@@ -268,6 +268,8 @@ extern struct mutex ppf_config_mutex;
  *	lookahead: deep, or a probe (lookahead.c)
  * @page_maps: page maps made for mapped files (page_map.c)
  * @page_map_runs: runs of pages read ahead from a page map (readahead.c)
+ * @page_map_windows: fault-around windows learnt whole by page maps that
+ *	learn them (page_map.c)
  * @sweeps: directories swept: their files read together (sweep.c)
  * @sweep_files: files whose readahead a sweep started or found not needed
  * @opened_planned: mapped files planned at their own open, their learned
@@ -323,6 +325,7 @@ struct ppf_stats {
 	u64 opens_deep;
 	u64 page_maps;
 	u64 page_map_runs;
+	u64 page_map_windows;
 	u64 opened_planned;
 	u64 sweeps;
 	u64 sweep_files;

@@ -113,6 +113,7 @@ static int ppf_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "opens_deep %llu\n", s.opens_deep);
 	seq_printf(m, "page_maps %llu\n", s.page_maps);
 	seq_printf(m, "page_map_runs %llu\n", s.page_map_runs);
+	seq_printf(m, "page_map_windows %llu\n", s.page_map_windows);
 	seq_printf(m, "page_map_bytes %lu\n", ppf_page_maps_bytes_used());
 	seq_printf(m, "opened_planned %llu\n", s.opened_planned);
 	seq_printf(m, "sweeps %llu\n", s.sweeps);

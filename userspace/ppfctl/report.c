@@ -201,9 +201,10 @@ static void ppf_status_words(FILE *out, const struct ppf_sample *s)
 			ppf_counter(cs, "worker_lookup_ns") / 1e9,
 			ppf_counter(cs, "lookups_spared"));
 	if (ppf_counter(cs, "page_maps"))
-		fprintf(out, "page maps:  %" PRIu64 " mapped files given one (%" PRIu64 " KiB now); %" PRIu64 " runs read ahead from them; %" PRIu64 " opens planned their file's own pages\n",
+		fprintf(out, "page maps:  %" PRIu64 " mapped files given one (%" PRIu64 " KiB now); %" PRIu64 " fault-around windows learnt whole; %" PRIu64 " runs read ahead from the maps; %" PRIu64 " opens planned their file's own pages\n",
 			ppf_counter(cs, "page_maps"),
 			ppf_counter(cs, "page_map_bytes") >> 10,
+			ppf_counter(cs, "page_map_windows"),
 			ppf_counter(cs, "page_map_runs"),
 			ppf_counter(cs, "opened_planned"));
 	if (ppf_counter(cs, "sweeps"))

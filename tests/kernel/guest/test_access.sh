@@ -36,7 +36,8 @@
 #           alone.  The same when page_map_windows goes from never to
 #           always after G's map was made, with no reset: the map takes
 #           the new choice at G's next open (ppf_page_map windows=0, then
-#           windows=1).
+#           windows=1).  page_map_windows counts the windows learnt, and
+#           none while the sysctl is never.
 #           Not on 6.1, which has no fault tracepoint: there a mapped file
 #           keeps its segments.
 # access    uid 1000 reads the statistics and the settings, and may change
@@ -48,7 +49,7 @@
 . /ppf/guest/lib.sh
 . /ppf/guest/test_robust_lib.sh
 
-plan 44
+plan 48
 
 CTL=/ppf/ppfctl
 STATE=/proc/predictive_prefetch_state
@@ -176,7 +177,11 @@ if [ "$(stat_of read_fallback)" = 1 ]; then
 		 "with page_map_windows always once G's map was made G's map learns windows (ppf_page_map windows=1)" \
 		 "with page_map_windows always once G's map was made the page G faulted is prefetched after P" \
 		 "with page_map_windows always once G's map was made fault-around's 64 KiB window is, not the page alone" \
-		 "G's map made without windows, then chose them at G's next open (windows=0, then windows=1)"; do
+		 "G's map made without windows, then chose them at G's next open (windows=0, then windows=1)" \
+		 "on a rotational disk the windows learnt are counted (page_map_windows grew)" \
+		 "with page_map_windows always the windows learnt are counted (page_map_windows grew)" \
+		 "with page_map_windows always once G's map was made the windows learnt are counted (page_map_windows grew)" \
+		 "while page_map_windows was never no window was learnt (page_map_windows did not grow)"; do
 		skip "page maps: $c" "no fault tracepoint (before 6.10)"
 	done
 else
@@ -333,8 +338,13 @@ else
 		set_ppf reset 1
 		echo 1 > $TRACE/events/predictive_prefetch/ppf_page_map/enable
 		echo > $TRACE/trace
+		wins0=$(stat_of page_map_windows)
+		wins_never=$wins0
 		for i in 1 2 3 4 5 6; do
-			[ $i = $switch ] && set_ppf page_map_windows always
+			if [ $i = $switch ]; then
+				wins_never=$(stat_of page_map_windows)
+				set_ppf page_map_windows always
+			fi
 			cat P > /dev/null
 			settle 0
 			drop_caches
@@ -342,6 +352,7 @@ else
 			cat X > /dev/null
 		done
 		settle
+		wins=$(stat_of page_map_windows)
 		trace=$(grep -v "^#" $TRACE/trace)
 		echo 0 > $TRACE/events/predictive_prefetch/ppf_page_map/enable
 		drop_caches
@@ -352,6 +363,7 @@ else
 		echo "$was_rot" > $rot 2>/dev/null
 		set_ppf page_map_windows auto
 		echo "G after P, learnt $how: $1 KiB of the page at 640 KiB, $2 KiB in all;" \
+			"page_map_windows $wins0 -> $wins_never -> $wins;" \
 			"$(echo "$trace" | grep "ppf_page_map: .* ino=$(stat -c %i G) ")"
 		if premise "page maps: the disk's rotational flag $want_rot $how" eq "$is_rot" "$want_rot" &&
 		   premise "page maps: G cold before P is opened ($how)" eq "$cold" 0; then
@@ -360,14 +372,22 @@ else
 			check "page maps: $how the page G faulted is prefetched after P" eq "$1" 4
 			check "page maps: $how fault-around's 64 KiB window is, not the page alone" \
 				eq "$2" 64
+			check "page maps: $how the windows learnt are counted (page_map_windows grew)" \
+				test "$wins" -gt "$wins_never"
 			[ $switch = 0 ] ||
 				check "page maps: G's map made without windows, then chose them at G's next open (windows=0, then windows=1)" \
 					eq "$(echo "$trace" | grep "ppf_page_map: .* ino=$(stat -c %i G) " |
 					      sed 's/.*windows=//' | tr -d '\n')" 01
+			[ $switch = 0 ] ||
+				check "page maps: while page_map_windows was never no window was learnt (page_map_windows did not grow)" \
+					eq "$wins_never" "$wins0"
 		else
 			skip "page maps: $how G's map learns windows (ppf_page_map windows=1)" "premise"
 			skip "page maps: $how the page G faulted is prefetched after P" "premise"
 			skip "page maps: $how fault-around's 64 KiB window is, not the page alone" "premise"
+			skip "page maps: $how the windows learnt are counted (page_map_windows grew)" "premise"
+			[ $switch = 0 ] ||
+				skip "page maps: while page_map_windows was never no window was learnt (page_map_windows did not grow)" "premise"
 			[ $switch = 0 ] ||
 				skip "page maps: G's map made without windows, then chose them at G's next open (windows=0, then windows=1)" "premise"
 		fi
