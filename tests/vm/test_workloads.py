@@ -283,7 +283,8 @@ class WarmupTracesTest(unittest.TestCase):
             runner.trace_files(ld)
         for name in ("andrew-hdd2001", "andrew-ssd", "pystart-hdd2001", "pystart-ssd",
                      "pbuild-j2-hdd2001", "pbuild-j2-touched-ssd", "selftest-pystart",
-                     "mixed-cloud", "mixed-ssd"):
+                     "mixed-hdd2001", "mixed-hdd", "mixed-cloud", "mixed-ssd",
+                     "pbuild-j4-hdd2001", "pbuild-j4-hdd", "pbuild-j2-hdd"):
             exp = runner.load_experiment(name)
             self.assertEqual(exp.faults_kind, "touched")
             # the measured trace's and each warm-up's own touched pages
