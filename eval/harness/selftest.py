@@ -97,7 +97,7 @@ REPLAY_COST_PCT = 5.0
 # hdd-2001, its programs and libraries touched at every page the real
 # start-up touched (pystart-N.touched.faults.gz; 84 % of its bytes are
 # mapped).  EPCM closes 42.4 % of the gap (none 10.505 s, EPCM 6.543 s, hot
-# 1.155 s, module 0515dda; 42.3 % on 2139c6d's), its page maps learning fault-around's windows
+# 1.155 s, module 0515dda), its page maps learning fault-around's windows
 # on the rotational disk; 15.5 % when they learn the faulted pages alone
 # (page_map_windows never, docs/results.md).  At the faults only, before
 # the touched pages were recorded, it closed 47.1 %, 30.0 % before small
