@@ -313,19 +313,22 @@ void ppf_file_apply_read(struct ppf_file *f, pgoff_t first, pgoff_t last,
 #define PPF_PAGE_MAP_MIN_PAGES	PPF_PAGE_MAP_GAP
 
 /*
- * Whether @f's page map learns fault-around's windows from now on:
- * page_map_windows, by default where @f's device is rotational (DOC: Page
- * maps).  Asked when a map is made or loaded, and at each open after.
+ * What @f's page map learns of a fault from now on: page_map_windows, by
+ * default fault-around's windows where @f's device is rotational (DOC:
+ * Page maps).  Asked when a map is made or loaded, and at each open after.
  */
-static bool ppf_file_map_windows(struct ppf_file *f)
+static enum ppf_map_learn ppf_file_map_learn(struct ppf_file *f)
 {
 	switch (READ_ONCE(ppf_config.page_map_windows)) {
 	case PPF_WINDOWS_ALWAYS:
-		return true;
+		return PPF_MAP_WINDOWS;
 	case PPF_WINDOWS_NEVER:
-		return false;
+		return PPF_MAP_FAULTS;
+	case PPF_WINDOWS_MISSES:
+		return PPF_MAP_MISSES;
 	default:
-		return ppf_device_rotational(f->sb);
+		return ppf_device_rotational(f->sb) ? PPF_MAP_WINDOWS :
+						      PPF_MAP_FAULTS;
 	}
 }
 
@@ -335,15 +338,16 @@ static bool ppf_file_map_windows(struct ppf_file *f)
  */
 static void ppf_file_map_rechoose(struct ppf_file *f, pgoff_t pages)
 {
-	bool windows = ppf_file_map_windows(f), changed = false;
+	enum ppf_map_learn learn = ppf_file_map_learn(f);
+	bool changed = false;
 
 	spin_lock(&f->lock);
 	if (!f->dead)
-		changed = ppf_page_map_set_windows(f->page_map, windows);
+		changed = ppf_page_map_set_learn(f->page_map, learn);
 	spin_unlock(&f->lock);
 	if (changed)
 		trace_ppf_page_map(ppf_sb_dev(f->sb), f->ino, f->id, pages,
-				   windows);
+				   learn);
 }
 
 /**
@@ -357,8 +361,8 @@ static void ppf_file_map_rechoose(struct ppf_file *f, pgoff_t pages)
  */
 void ppf_file_map_pages(struct ppf_file *f, pgoff_t pages)
 {
+	enum ppf_map_learn learn = PPF_MAP_FAULTS;
 	struct ppf_page_map *m = NULL;
-	bool windows = false;
 
 	lockdep_assert_held(&ppf_worker_mutex);
 	if (f->page_map) {
@@ -366,8 +370,8 @@ void ppf_file_map_pages(struct ppf_file *f, pgoff_t pages)
 		return;
 	}
 	if (READ_ONCE(f->mapped) && pages > PPF_PAGE_MAP_MIN_PAGES) {
-		windows = ppf_file_map_windows(f);
-		m = ppf_page_map_alloc(pages, windows);
+		learn = ppf_file_map_learn(f);
+		m = ppf_page_map_alloc(pages, learn);
 	}
 	spin_lock(&f->lock);
 	if (m && !f->dead) {
@@ -379,7 +383,7 @@ void ppf_file_map_pages(struct ppf_file *f, pgoff_t pages)
 				  f->nr_early_pages <= PPF_EARLY_PAGES);
 		m = NULL;
 		trace_ppf_page_map(ppf_sb_dev(f->sb), f->ino, f->id, pages,
-				   windows);
+				   learn);
 	}
 	f->nr_early_pages = 0;	/* the next use's pages, from here on */
 	spin_unlock(&f->lock);
@@ -438,7 +442,7 @@ void ppf_file_pages_load(struct ppf_file *f, const u8 *bits, unsigned int len,
 	lockdep_assert_held(&ppf_worker_mutex);
 	if (f->page_map)
 		return;
-	m = ppf_page_map_load(bits, len, shift, ppf_file_map_windows(f));
+	m = ppf_page_map_load(bits, len, shift, ppf_file_map_learn(f));
 	if (!m)
 		return;
 	spin_lock(&f->lock);

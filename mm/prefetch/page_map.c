@@ -137,8 +137,13 @@
  * @nbits: bits in each bitmap
  * @partial: the use going on began before the map was there
  * @whole: a whole use was seen with the map in place
- * @windows: fault-around's windows are learnt whole (a file on a
- *	rotational device), chosen again at each open of the file
+ * @learn: what is learnt of a fault, a PPF_MAP_* value (by default
+ *	fault-around's windows on a rotational device, the faulted pages
+ *	elsewhere), chosen again at each open of the file
+ * @around: @around_start and @around_end hold the last touch, a
+ *	fault-around window, if nothing else was learnt since
+ * @around_start: its first bit
+ * @around_end: its last bit
  * @streaming: @stream_start and @stream_hi hold a stream
  * @stream_start: the bit of the first touch of the file's current stream
  * @stream_hi: the last bit its touches reached
@@ -153,11 +158,14 @@ struct ppf_page_map {
 	unsigned long nbits;
 	bool partial;
 	bool whole;
-	bool windows;
+	u8 learn;
+	bool around;
 	bool streaming;
 	unsigned long stream_start;
 	unsigned long stream_hi;
 	unsigned int stream_len;
+	unsigned long around_start;
+	unsigned long around_end;
 	unsigned long *cur;
 	unsigned long *done;
 	unsigned long bits[];
@@ -176,7 +184,8 @@ static size_t ppf_page_map_size(unsigned long nbits)
  * begun before it; NULL past the maps' bound or short of memory.
  */
 static struct ppf_page_map *ppf_page_map_new(unsigned long nbits,
-					     unsigned int shift, bool windows)
+					     unsigned int shift,
+					     enum ppf_map_learn learn)
 {
 	size_t size = ppf_page_map_size(nbits);
 	struct ppf_page_map *m;
@@ -194,7 +203,7 @@ static struct ppf_page_map *ppf_page_map_new(unsigned long nbits,
 	}
 	m->shift = shift;
 	m->nbits = nbits;
-	m->windows = windows;
+	m->learn = learn;
 	m->partial = true;
 	m->cur = m->bits;
 	m->done = m->bits + BITS_TO_LONGS(nbits);
@@ -205,7 +214,7 @@ static struct ppf_page_map *ppf_page_map_new(unsigned long nbits,
 /**
  * ppf_page_map_alloc() - a page map for a file, none of its pages seen
  * @pages: the file's size in pages
- * @windows: learn fault-around's windows whole (DOC: Page maps)
+ * @learn: what to learn of a fault (DOC: Page maps)
  *
  * A bit a page, or for as many pages as keep the bitmap within
  * PPF_PAGE_MAP_BITS.  The caller holds ppf_worker_mutex.
@@ -213,7 +222,8 @@ static struct ppf_page_map *ppf_page_map_new(unsigned long nbits,
  * Return: the map, or NULL if the file is empty, all the maps together
  * would pass their bound, or memory is short.
  */
-struct ppf_page_map *ppf_page_map_alloc(pgoff_t pages, bool windows)
+struct ppf_page_map *ppf_page_map_alloc(pgoff_t pages,
+					enum ppf_map_learn learn)
 {
 	unsigned int shift = 0;
 
@@ -221,7 +231,7 @@ struct ppf_page_map *ppf_page_map_alloc(pgoff_t pages, bool windows)
 		return NULL;
 	while ((pages - 1) >> shift >= PPF_PAGE_MAP_BITS)
 		shift++;
-	return ppf_page_map_new(((pages - 1) >> shift) + 1, shift, windows);
+	return ppf_page_map_new(((pages - 1) >> shift) + 1, shift, learn);
 }
 
 /**
@@ -274,6 +284,21 @@ static unsigned long ppf_page_map_stream(struct ppf_page_map *m,
 	return m->stream_len == PPF_STREAM_MIN ? m->stream_start : hi + 1;
 }
 
+/*
+ * A fault at bit @a: in a map that learns misses, if fault-around's window
+ * just before it holds the page, the window could not map it (not cached):
+ * a miss, and the window is set whole (DOC: Page maps).
+ */
+static void ppf_page_map_fault(struct ppf_page_map *m, unsigned long a)
+{
+	if (m->learn != PPF_MAP_MISSES || !m->around ||
+	    a < m->around_start || a > m->around_end)
+		return;
+	bitmap_set(m->cur, m->around_start,
+		   m->around_end - m->around_start + 1);
+	ppf_stat_inc(page_map_windows);
+}
+
 /**
  * ppf_page_map_read() - pages of the file were used in the use going on
  * @m: the map
@@ -282,23 +307,31 @@ static unsigned long ppf_page_map_stream(struct ppf_page_map *m,
  * @kind: how: asked for, faulted, or mapped around a fault
  *
  * The pages asked for and faulted are set.  Fault-around's window is set
- * whole in a map that learns windows; in any other, only where it takes a
- * long enough stream of touches further, which sets every page the
- * stream went over (DOC: Page maps).  The caller holds the file's lock.
+ * whole in a map that learns windows, and in one that learns misses where
+ * a fault inside it follows it (the window found that page not cached); in
+ * any other, only where it takes a long enough stream of touches further,
+ * which sets every page the stream went over (DOC: Page maps).  The caller
+ * holds the file's lock.
  */
 void ppf_page_map_read(struct ppf_page_map *m, pgoff_t first, pgoff_t last,
 		       enum ppf_read_kind kind)
 {
 	unsigned long a = first >> m->shift, b = last >> m->shift, from;
+	bool windows = m->learn == PPF_MAP_WINDOWS;
 
 	if (a >= m->nbits)
 		return;
 	b = min(b, m->nbits - 1);
-	if (kind != PPF_READ_AROUND || m->windows)
+	if (kind == PPF_READ_FAULT)
+		ppf_page_map_fault(m, a);
+	m->around = kind == PPF_READ_AROUND;
+	m->around_start = a;
+	m->around_end = b;
+	if (kind != PPF_READ_AROUND || windows)
 		bitmap_set(m->cur, a, b - a + 1);
-	if (kind == PPF_READ_AROUND && m->windows)
+	if (kind == PPF_READ_AROUND && windows)
 		ppf_stat_inc(page_map_windows);
-	if (kind == PPF_READ_ASKED || m->windows)
+	if (kind == PPF_READ_ASKED || windows)
 		return;
 	from = ppf_page_map_stream(m, a, b);
 	if (from <= b)
@@ -306,9 +339,9 @@ void ppf_page_map_read(struct ppf_page_map *m, pgoff_t first, pgoff_t last,
 }
 
 /**
- * ppf_page_map_set_windows() - whether a map learns windows from here on
+ * ppf_page_map_set_learn() - what a map learns of a fault from here on
  * @m: the map
- * @windows: learn fault-around's windows whole (DOC: Page maps)
+ * @learn: a PPF_MAP_* value (DOC: Page maps)
  *
  * What the map learnt stays; the use going on and the next ones are learnt
  * the new way.  A stream of touches seen the other way is dropped: a map
@@ -317,12 +350,13 @@ void ppf_page_map_read(struct ppf_page_map *m, pgoff_t first, pgoff_t last,
  *
  * Return: whether the choice changed.
  */
-bool ppf_page_map_set_windows(struct ppf_page_map *m, bool windows)
+bool ppf_page_map_set_learn(struct ppf_page_map *m, enum ppf_map_learn learn)
 {
-	if (m->windows == windows)
+	if (m->learn == learn)
 		return false;
-	m->windows = windows;
+	m->learn = learn;
 	m->streaming = false;
+	m->around = false;
 	return true;
 }
 
@@ -512,7 +546,7 @@ unsigned int ppf_page_map_save(const struct ppf_page_map *m, u8 *out)
  * @bits: the bitmap, bit 0 of byte 0 first
  * @len: its bytes, at most PPF_PAGE_MAP_BITS / 8
  * @shift: how many pages each bit stands for, as a power of two
- * @windows: learn fault-around's windows whole (DOC: Page maps)
+ * @learn: what to learn of a fault (DOC: Page maps)
  *
  * The map knows a whole use: the saved one.  The caller holds
  * ppf_worker_mutex.
@@ -521,14 +555,15 @@ unsigned int ppf_page_map_save(const struct ppf_page_map *m, u8 *out)
  * memory is short.
  */
 struct ppf_page_map *ppf_page_map_load(const u8 *bits, unsigned int len,
-				       unsigned int shift, bool windows)
+				       unsigned int shift,
+				       enum ppf_map_learn learn)
 {
 	unsigned long nbits = (unsigned long)len * BITS_PER_BYTE, bit;
 	struct ppf_page_map *m;
 
 	if (!len || nbits > PPF_PAGE_MAP_BITS)
 		return NULL;
-	m = ppf_page_map_new(nbits, shift, windows);
+	m = ppf_page_map_new(nbits, shift, learn);
 	if (!m)
 		return NULL;
 	for (bit = 0; bit < nbits; bit++)

@@ -54,6 +54,7 @@
  *  - mm/prefetch/forget.c: a file remembered and forgotten, in order
  *  - mm/prefetch/file_table.c: the files remembered, by handle, and ids
  *  - mm/prefetch/use.c: what a file's uses read, what the next will
+ *  - mm/prefetch/page_map.c: the pages a mapped file's uses touched
  *  - mm/prefetch/history.c: the recent opens, kept for saving
  *  - mm/prefetch/lookahead.c: how many files ahead to predict
  *  - mm/prefetch/pacing.c: the plan of predicted files, and its timer
@@ -74,7 +75,8 @@
  *  - models/: the models, portable C behind models/ppf_model.h
  *
  * The headers: this one (what the engine's files share), ppf_reasons.h
- * (the drop and skip reasons), ppf_trace.h (the tracepoints), compat.h
+ * (the drop and skip reasons), page_map_learn.h (what a page map learns
+ * of a fault), ppf_trace.h (the tracepoints), compat.h
  * (what changed between 6.1 and 6.12), fs/hooks/ppf_hooks.h (what the
  * hooks and the engine offer each other); fs/hooks/sb.h, read_hook.h,
  * meta_hook.h, removal_hook.h and sb_watch.h are the hooks' own.
@@ -108,6 +110,7 @@
 #include "models/ppf_model.h"
 #include "fs/hooks/ppf_hooks.h"
 #include "ppf_reasons.h"
+#include "page_map_learn.h"
 
 /* File handles up to this many 32-bit words are kept (ext4: 2-3, xfs: 3-4, btrfs: 5-8). */
 #define PPF_FH_WORDS		8
@@ -183,6 +186,7 @@ enum {
 	PPF_WINDOWS_AUTO,	/* those of files on a rotational device */
 	PPF_WINDOWS_ALWAYS,
 	PPF_WINDOWS_NEVER,
+	PPF_WINDOWS_MISSES,	/* those around a page not cached, everywhere */
 };
 
 /* What a context is (vm.predictive_prefetch.contexts, context.c). */
@@ -561,7 +565,8 @@ struct ppf_uses {
 /* Pages a file's use may ask for before it has a map, and seed it whole. */
 #define PPF_EARLY_PAGES		8
 struct ppf_page_map;
-struct ppf_page_map *ppf_page_map_alloc(pgoff_t pages, bool windows);
+struct ppf_page_map *ppf_page_map_alloc(pgoff_t pages,
+					enum ppf_map_learn learn);
 void ppf_page_map_free(struct ppf_page_map *m);
 unsigned long ppf_page_maps_bytes_used(void);
 void ppf_page_map_read(struct ppf_page_map *m, pgoff_t first, pgoff_t last,
@@ -569,7 +574,7 @@ void ppf_page_map_read(struct ppf_page_map *m, pgoff_t first, pgoff_t last,
 void ppf_page_map_seed(struct ppf_page_map *m, const u32 *pages,
 		       unsigned int nr, bool whole);
 void ppf_page_map_open(struct ppf_page_map *m);
-bool ppf_page_map_set_windows(struct ppf_page_map *m, bool windows);
+bool ppf_page_map_set_learn(struct ppf_page_map *m, enum ppf_map_learn learn);
 bool ppf_page_map_span(const struct ppf_page_map *m, pgoff_t *first,
 		       pgoff_t *last);
 unsigned long ppf_page_map_run(const struct ppf_page_map *m, pgoff_t from,
@@ -577,7 +582,8 @@ unsigned long ppf_page_map_run(const struct ppf_page_map *m, pgoff_t from,
 unsigned int ppf_page_map_save_bytes(const struct ppf_page_map *m);
 unsigned int ppf_page_map_save(const struct ppf_page_map *m, u8 *out);
 struct ppf_page_map *ppf_page_map_load(const u8 *bits, unsigned int len,
-				       unsigned int shift, bool windows);
+				       unsigned int shift,
+				       enum ppf_map_learn learn);
 
 /* use.c: under the file's lock */
 void ppf_uses_init(struct ppf_uses *u);

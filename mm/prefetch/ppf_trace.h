@@ -15,6 +15,7 @@
 #include <linux/ioprio.h>
 #include <linux/tracepoint.h>
 #include "compat.h"
+#include "page_map_learn.h"
 #include "ppf_reasons.h"
 
 /* The skip reasons' values, for user space to decode the raw field. */
@@ -95,22 +96,31 @@ TRACE_EVENT(ppf_prefetch,
 		      __entry->cached, __entry->idle ? "idle" : "be")
 );
 
+TRACE_DEFINE_ENUM(PPF_MAP_FAULTS);
+TRACE_DEFINE_ENUM(PPF_MAP_MISSES);
+TRACE_DEFINE_ENUM(PPF_MAP_WINDOWS);
+
 TRACE_EVENT(ppf_page_map,
-	    TP_PROTO(dev_t dev, u64 ino, u32 id, pgoff_t pages, bool windows),
-	    TP_ARGS(dev, ino, id, pages, windows),
+	    TP_PROTO(dev_t dev, u64 ino, u32 id, pgoff_t pages,
+		     enum ppf_map_learn learn),
+	    TP_ARGS(dev, ino, id, pages, learn),
 	    TP_STRUCT__entry(__field(dev_t, dev)
 			     __field(u64, ino)
 			     __field(u32, id)
 			     __field(pgoff_t, pages)
-			     __field(bool, windows)),
+			     __field(u8, learn)),
 	    TP_fast_assign(__entry->dev = dev;
 			   __entry->ino = ino;
 			   __entry->id = id;
 			   __entry->pages = pages;
-			   __entry->windows = windows;),
-	    TP_printk("dev=%d:%d ino=%llu id=%u file_pages=%lu windows=%d",
+			   __entry->learn = learn;),
+	    TP_printk("dev=%d:%d ino=%llu id=%u file_pages=%lu learn=%s",
 		      MAJOR(__entry->dev), MINOR(__entry->dev), __entry->ino,
-		      __entry->id, __entry->pages, __entry->windows)
+		      __entry->id, __entry->pages,
+		      __print_symbolic(__entry->learn,
+				       { PPF_MAP_FAULTS, "faults" },
+				       { PPF_MAP_MISSES, "misses" },
+				       { PPF_MAP_WINDOWS, "windows" }))
 );
 
 TRACE_EVENT(ppf_own_pages,

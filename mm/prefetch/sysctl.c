@@ -316,6 +316,7 @@ static const char * const ppf_page_map_windows_names[] = {
 	[PPF_WINDOWS_AUTO] = "auto",
 	[PPF_WINDOWS_ALWAYS] = "always",
 	[PPF_WINDOWS_NEVER] = "never",
+	[PPF_WINDOWS_MISSES] = "misses",
 };
 
 static const char *ppf_page_map_windows_shown(void)

@@ -32,12 +32,16 @@
 #           With the disk made rotational, and with page_map_windows
 #           always on it as it is, G faulted at one page: its new map
 #           learns fault-around's 64 KiB window around it (ppf_page_map
-#           windows=1), and after P the window is prefetched, not the page
-#           alone.  The same when page_map_windows goes from never to
+#           learn=windows), and after P the window is prefetched, not the
+#           page alone.  The same when page_map_windows goes from never to
 #           always after G's map was made, with no reset: the map takes
-#           the new choice at G's next open (ppf_page_map windows=0, then
-#           windows=1).  page_map_windows counts the windows learnt, and
-#           none while the sysctl is never.
+#           the new choice at G's next open (ppf_page_map learn=faults,
+#           then learn=windows).  With page_map_windows misses, the same
+#           window is learnt (learn=misses: the fault inside it says that
+#           the page was not cached), and not when the page was read, and
+#           so cached, before its touch: then the page alone is.
+#           page_map_windows counts the windows learnt, and none while the
+#           sysctl is never.
 #           Not on 6.1, which has no fault tracepoint: there a mapped file
 #           keeps its segments.
 # access    uid 1000 reads the statistics and the settings, and may change
@@ -168,19 +172,27 @@ if [ "$(stat_of read_fallback)" = 1 ]; then
 		"no fault tracepoint (before 6.10)"
 	for c in "saved and loaded, P brings G's three pages alone" \
 		 "H scanned through a mapping, a stream: all of it prefetched after C" \
-		 "on a rotational disk G's map learns windows (ppf_page_map windows=1)" \
-		 "on a rotational disk the page G faulted is prefetched after P" \
+		 "on a rotational disk G's map learns windows (ppf_page_map learn=windows)" \
+		 "on a rotational disk the page G touched is prefetched after P" \
 		 "on a rotational disk fault-around's 64 KiB window is, not the page alone" \
-		 "with page_map_windows always G's map learns windows (ppf_page_map windows=1)" \
-		 "with page_map_windows always the page G faulted is prefetched after P" \
-		 "with page_map_windows always fault-around's 64 KiB window is, not the page alone" \
-		 "with page_map_windows always once G's map was made G's map learns windows (ppf_page_map windows=1)" \
-		 "with page_map_windows always once G's map was made the page G faulted is prefetched after P" \
-		 "with page_map_windows always once G's map was made fault-around's 64 KiB window is, not the page alone" \
-		 "G's map made without windows, then chose them at G's next open (windows=0, then windows=1)" \
 		 "on a rotational disk the windows learnt are counted (page_map_windows grew)" \
+		 "with page_map_windows always G's map learns windows (ppf_page_map learn=windows)" \
+		 "with page_map_windows always the page G touched is prefetched after P" \
+		 "with page_map_windows always fault-around's 64 KiB window is, not the page alone" \
 		 "with page_map_windows always the windows learnt are counted (page_map_windows grew)" \
+		 "with page_map_windows always once G's map was made G's map learns windows (ppf_page_map learn=windows)" \
+		 "with page_map_windows always once G's map was made the page G touched is prefetched after P" \
+		 "with page_map_windows always once G's map was made fault-around's 64 KiB window is, not the page alone" \
 		 "with page_map_windows always once G's map was made the windows learnt are counted (page_map_windows grew)" \
+		 "with page_map_windows misses G's map learns misses (ppf_page_map learn=misses)" \
+		 "with page_map_windows misses the page G touched is prefetched after P" \
+		 "with page_map_windows misses fault-around's 64 KiB window is, not the page alone" \
+		 "with page_map_windows misses the windows learnt are counted (page_map_windows grew)" \
+		 "with page_map_windows misses, the page cached before its touch G's map learns misses (ppf_page_map learn=misses)" \
+		 "with page_map_windows misses, the page cached before its touch the page G touched is prefetched after P" \
+		 "with page_map_windows misses, the page cached before its touch the page alone is, not fault-around's window" \
+		 "with page_map_windows misses, the page cached before its touch no window was learnt (page_map_windows did not grow)" \
+		 "G's map made without windows, then chose them at G's next open (learn=faults, then learn=windows)" \
 		 "while page_map_windows was never no window was learnt (page_map_windows did not grow)"; do
 		skip "page maps: $c" "no fault tracepoint (before 6.10)"
 	done
@@ -323,18 +335,37 @@ else
 	# rotational).  Last, page_map_windows is never until G's map is made
 	# (at its second open, the first after a fault) and always from its
 	# third open on, with no reset between: the map chooses again at each
-	# open (ppf_page_map reports the change).
+	# open (ppf_page_map reports the change).  With page_map_windows
+	# misses, the window is learnt because the fault inside it came (the
+	# page was not cached: a miss), and not where the page was cached
+	# before its touch (read(2) at that page alone first: fault-around
+	# maps it, no fault, and only the page read is learnt).
 	rot=/sys/block/${dev##*/}/queue/rotational
 	was_rot=$(cat $rot)
 	for how in "on a rotational disk" "with page_map_windows always" \
-		   "with page_map_windows always once G's map was made"; do
+		   "with page_map_windows always once G's map was made" \
+		   "with page_map_windows misses" \
+		   "with page_map_windows misses, the page cached before its touch"; do
 		switch=0
+		learn=windows
+		want_kb=64
+		cache_first=0
 		case $how in
 		"on a rotational disk")
 			echo 1 > $rot 2>/dev/null
 			want_rot=1 ;;
 		"with page_map_windows always")
 			set_ppf page_map_windows always
+			want_rot=$was_rot ;;
+		"with page_map_windows misses")
+			set_ppf page_map_windows misses
+			learn=misses
+			want_rot=$was_rot ;;
+		"with page_map_windows misses, the page cached before its touch")
+			set_ppf page_map_windows misses
+			learn=misses
+			want_kb=4
+			cache_first=1
 			want_rot=$was_rot ;;
 		*)
 			set_ppf page_map_windows never
@@ -355,6 +386,8 @@ else
 			cat P > /dev/null
 			settle 0
 			drop_caches
+			[ $cache_first = 0 ] ||
+				dd if=G of=/dev/null bs=4096 skip=160 count=1 2> /dev/null
 			/ppf/mapped touch G 640 4
 			cat X > /dev/null
 		done
@@ -374,27 +407,39 @@ else
 			"$(echo "$trace" | grep "ppf_page_map: .* ino=$(stat -c %i G) ")"
 		if premise "page maps: the disk's rotational flag $want_rot $how" eq "$is_rot" "$want_rot" &&
 		   premise "page maps: G cold before P is opened ($how)" eq "$cold" 0; then
-			check "page maps: $how G's map learns windows (ppf_page_map windows=1)" \
-				eval 'echo "$trace" | grep -q "ppf_page_map: .* ino=$(stat -c %i G) .* windows=1$"'
-			check "page maps: $how the page G faulted is prefetched after P" eq "$1" 4
-			check "page maps: $how fault-around's 64 KiB window is, not the page alone" \
-				eq "$2" 64
-			check "page maps: $how the windows learnt are counted (page_map_windows grew)" \
-				test "$wins" -gt "$wins_never"
+			check "page maps: $how G's map learns $learn (ppf_page_map learn=$learn)" \
+				eval 'echo "$trace" | grep -q "ppf_page_map: .* ino=$(stat -c %i G) .* learn=$learn$"'
+			check "page maps: $how the page G touched is prefetched after P" eq "$1" 4
+			if [ $want_kb = 64 ]; then
+				check "page maps: $how fault-around's 64 KiB window is, not the page alone" \
+					eq "$2" 64
+				check "page maps: $how the windows learnt are counted (page_map_windows grew)" \
+					test "$wins" -gt "$wins_never"
+			else
+				check "page maps: $how the page alone is, not fault-around's window" \
+					eq "$2" 4
+				check "page maps: $how no window was learnt (page_map_windows did not grow)" \
+					eq "$wins" "$wins0"
+			fi
 			[ $switch = 0 ] ||
-				check "page maps: G's map made without windows, then chose them at G's next open (windows=0, then windows=1)" \
+				check "page maps: G's map made without windows, then chose them at G's next open (learn=faults, then learn=windows)" \
 					eq "$(echo "$trace" | grep "ppf_page_map: .* ino=$(stat -c %i G) " |
-					      sed 's/.*windows=//' | tr -d '\n')" 01
+					      sed 's/.*learn=//' | tr '\n' ' ')" "faults windows "
 			[ $switch = 0 ] ||
 				check "page maps: while page_map_windows was never no window was learnt (page_map_windows did not grow)" \
 					eq "$wins_never" "$wins0"
 		else
-			skip "page maps: $how G's map learns windows (ppf_page_map windows=1)" "premise"
-			skip "page maps: $how the page G faulted is prefetched after P" "premise"
-			skip "page maps: $how fault-around's 64 KiB window is, not the page alone" "premise"
-			skip "page maps: $how the windows learnt are counted (page_map_windows grew)" "premise"
+			skip "page maps: $how G's map learns $learn (ppf_page_map learn=$learn)" "premise"
+			skip "page maps: $how the page G touched is prefetched after P" "premise"
+			if [ $want_kb = 64 ]; then
+				skip "page maps: $how fault-around's 64 KiB window is, not the page alone" "premise"
+				skip "page maps: $how the windows learnt are counted (page_map_windows grew)" "premise"
+			else
+				skip "page maps: $how the page alone is, not fault-around's window" "premise"
+				skip "page maps: $how no window was learnt (page_map_windows did not grow)" "premise"
+			fi
 			[ $switch = 0 ] ||
-				skip "page maps: G's map made without windows, then chose them at G's next open (windows=0, then windows=1)" "premise"
+				skip "page maps: G's map made without windows, then chose them at G's next open (learn=faults, then learn=windows)" "premise"
 			[ $switch = 0 ] ||
 				skip "page maps: while page_map_windows was never no window was learnt (page_map_windows did not grow)" "premise"
 		fi

@@ -125,6 +125,7 @@ check "page_map_windows: names are exact" refuse page_map_windows NEVER
 check "page_map_windows: empty refused" refuse page_map_windows ""
 check "page_map_windows: long name refused, not truncated" refuse page_map_windows neverneverneverneverr
 check "page_map_windows: never accepted" accept page_map_windows never
+check "page_map_windows: misses accepted" accept page_map_windows misses
 check "page_map_windows: auto accepted" accept page_map_windows auto
 
 # The I/O class of the prefetches: the worker thread's own, as ionice sees it
