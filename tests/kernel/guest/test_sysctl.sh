@@ -2,7 +2,7 @@
 . /ppf/guest/lib.sh
 
 # 18 names x 4 in the first loop, 11 in the second, 104 checks after them.
-plan 205
+plan 206
 load_ppf || bail "insmod"
 
 accept() {
