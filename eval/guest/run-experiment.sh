@@ -202,6 +202,8 @@ done
 reads_of() {  # the per-read latencies of a run (for distributions), then drop the events
     awk -F'\t' 'NR > 1 && $3 == "read" && $10 == "ok" { print $8, $9 }' /tmp/ev.tsv |
         gzip > $OUT/$1.reads.gz
+    # every event's outcome and latency, where the experiment asks ("events")
+    [ "${EVENTS:-0}" = 1 ] && gzip -c /tmp/ev.tsv > $OUT/$1.events.gz
     accesses_of $1
     rm -f /tmp/ev.tsv
 }

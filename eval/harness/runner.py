@@ -96,6 +96,7 @@ class Experiment:
     hot_runs: int = 0
     repeat: List[str] = dataclasses.field(default_factory=list)    # booted twice
     blktrace: List[str] = dataclasses.field(default_factory=list)  # one run more, traced
+    events: List[str] = dataclasses.field(default_factory=list)    # every event's latency kept
     icount_shift: int = ICOUNT_SHIFT
     spin_rate: Any = DEFAULT_SPIN_RATE  # iterations per us, "calibrated" or "compute"
     trace: Any = None              # a path, {"random": SEED}, {"workload": NAME}
@@ -202,7 +203,12 @@ def from_spec(spec: Dict[str, Any], name: str, where: str) -> Experiment:
                          f"not {spec['memory_limit_scope']!r}")
     check_overrides(where, spec)
     spec.setdefault("workload", None)
-    return Experiment(configs=expand(spec["configs"]), spec=spec,
+    configs = expand(spec["configs"])
+    for key in ("repeat", "blktrace", "events"):
+        stray = sorted(set(spec.get(key, [])) - {c.name for c in configs})
+        if stray:
+            raise SystemExit(f"harness: {where}: {key} names no configuration {stray}")
+    return Experiment(configs=configs, spec=spec,
                       **{k: v for k, v in spec.items() if k in fields})
 
 
@@ -363,6 +369,7 @@ def eval_conf(exp: Experiment, c: Config, blktrace: bool) -> str:
          "MODEL_ON": int(model_on), "BOOTLIST": int(c.model in ("bootlist", "oracle")),
          **({"ORACLE": 1, "ORACLE_CLASS": c.oracle_class} if c.model == "oracle" else {}),
          "BLKTRACE": int(blktrace),
+         **({"EVENTS": 1} if c.name in exp.events else {}),
          **({"SYSCTLS": "'" + " ".join(f"{k}={val}" for k, val in c.sysctls.items()) + "'"}
             if c.sysctls else {}),
          **({"MODULE_PARAMS": "'" + " ".join(f"{k}={val}" for k, val in c.module_params.items())

@@ -72,6 +72,14 @@ class ExperimentTest(unittest.TestCase):
         conf = runner.eval_conf(exp, hot, True)
         self.assertIn("RUNS=0\nHOT_RUNS=1\n", conf)
         self.assertIn("BLKTRACE=1\n", conf)
+        # every event kept only where the experiment names the configuration
+        self.assertNotIn("EVENTS", runner.eval_conf(exp, epcm, False))
+        kept = runner.from_spec({**exp.spec, "events": [epcm.name]}, "x", "x.json")
+        self.assertIn("EVENTS=1\n", runner.eval_conf(kept, kept.configs[1], False))
+        self.assertNotIn("EVENTS", runner.eval_conf(kept, kept.configs[0], False))
+        for key in ("events", "blktrace", "repeat"):
+            with self.assertRaisesRegex(SystemExit, f"{key} names no configuration"):
+                runner.from_spec({**exp.spec, key: ["epcm-6-4"]}, "x", "x.json")
         # the oracle: the boot list, swept by eval/guest/oracle.c in its class
         oracle = runner.expand([{"name": "oracle", "model": "oracle"}])[0]
         self.assertIn("BOOTLIST=1\nORACLE=1\nORACLE_CLASS=be\n",
