@@ -234,16 +234,28 @@ if [ "$BLKTRACE" = 1 ]; then
     ppf_ev=$T/events/predictive_prefetch
     if [ -d $ppf_ev ]; then
         echo 0 > $T/tracing_on; echo 32768 > $T/buffer_size_kb; echo > $T/trace
-        echo 1 > $ppf_ev/enable; echo 1 > $T/tracing_on
+        echo 1 > $ppf_ev/enable
+        if [ "${SCHED_TRACE:-0}" = 1 ]; then  # who had the CPU, beside ppf's events
+            echo 65536 > $T/buffer_size_kb
+            echo 1 > $T/events/sched/sched_switch/enable
+            echo 1 > $T/events/sched/sched_wakeup/enable
+        fi
+        echo 1 > $T/tracing_on
     fi
     blktrace -d $DEV -a queue -a complete -o bt > /dev/null 2>&1 &
     btpid=$!
     sleep 1
-    replay blktrace $TRACE --cold
+    if [ "${EVENTS:-0}" = 1 ]; then
+        replay blktrace $TRACE --cold --events /tmp/ev.tsv
+        gzip < /tmp/ev.tsv > $OUT/blktrace.events.gz; rm -f /tmp/ev.tsv
+    else
+        replay blktrace $TRACE --cold
+    fi
     sleep 1
     kill -INT $btpid; wait $btpid
     if [ -d $ppf_ev ]; then
         echo 0 > $T/tracing_on; echo 0 > $ppf_ev/enable
+        echo 0 > $T/events/sched/enable 2> /dev/null
         gzip < $T/trace > $OUT/ppf-trace.txt.gz
         say "ppf tracepoints: $(grep -vc '^#' $T/trace) events"
     fi

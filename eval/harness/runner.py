@@ -97,6 +97,7 @@ class Experiment:
     repeat: List[str] = dataclasses.field(default_factory=list)    # booted twice
     blktrace: List[str] = dataclasses.field(default_factory=list)  # one run more, traced
     events: List[str] = dataclasses.field(default_factory=list)    # every event's latency kept
+    sched_trace: List[str] = dataclasses.field(default_factory=list)  # the scheduler, traced
     icount_shift: int = ICOUNT_SHIFT
     spin_rate: Any = DEFAULT_SPIN_RATE  # iterations per us, "calibrated" or "compute"
     trace: Any = None              # a path, {"random": SEED}, {"workload": NAME}
@@ -204,7 +205,7 @@ def from_spec(spec: Dict[str, Any], name: str, where: str) -> Experiment:
     check_overrides(where, spec)
     spec.setdefault("workload", None)
     configs = expand(spec["configs"])
-    for key in ("repeat", "blktrace", "events"):
+    for key in ("repeat", "blktrace", "events", "sched_trace"):
         stray = sorted(set(spec.get(key, [])) - {c.name for c in configs})
         if stray:
             raise SystemExit(f"harness: {where}: {key} names no configuration {stray}")
@@ -370,6 +371,7 @@ def eval_conf(exp: Experiment, c: Config, blktrace: bool) -> str:
          **({"ORACLE": 1, "ORACLE_CLASS": c.oracle_class} if c.model == "oracle" else {}),
          "BLKTRACE": int(blktrace),
          **({"EVENTS": 1} if c.name in exp.events else {}),
+         **({"SCHED_TRACE": 1} if c.name in exp.sched_trace else {}),
          **({"SYSCTLS": "'" + " ".join(f"{k}={val}" for k, val in c.sysctls.items()) + "'"}
             if c.sysctls else {}),
          **({"MODULE_PARAMS": "'" + " ".join(f"{k}={val}" for k, val in c.module_params.items())

@@ -77,7 +77,10 @@ class ExperimentTest(unittest.TestCase):
         kept = runner.from_spec({**exp.spec, "events": [epcm.name]}, "x", "x.json")
         self.assertIn("EVENTS=1\n", runner.eval_conf(kept, kept.configs[1], False))
         self.assertNotIn("EVENTS", runner.eval_conf(kept, kept.configs[0], False))
-        for key in ("events", "blktrace", "repeat"):
+        self.assertNotIn("SCHED_TRACE", runner.eval_conf(kept, kept.configs[1], False))
+        traced = runner.from_spec({**exp.spec, "sched_trace": [epcm.name]}, "x", "x.json")
+        self.assertIn("SCHED_TRACE=1\n", runner.eval_conf(traced, traced.configs[1], True))
+        for key in ("events", "blktrace", "repeat", "sched_trace"):
             with self.assertRaisesRegex(SystemExit, f"{key} names no configuration"):
                 runner.from_spec({**exp.spec, key: ["epcm-6-4"]}, "x", "x.json")
         # the oracle: the boot list, swept by eval/guest/oracle.c in its class
