@@ -245,11 +245,11 @@ if [ "$BLKTRACE" = 1 ]; then
     blktrace -d $DEV -a queue -a complete -o bt > /dev/null 2>&1 &
     btpid=$!
     sleep 1
-    if [ "${EVENTS:-0}" = 1 ]; then
-        replay blktrace $TRACE --cold --events /tmp/ev.tsv
+    ev=
+    [ "${EVENTS:-0}" = 1 ] && ev="--events /tmp/ev.tsv"
+    replay blktrace $TRACE --cold $ev
+    if [ -n "$ev" ]; then
         gzip < /tmp/ev.tsv > $OUT/blktrace.events.gz; rm -f /tmp/ev.tsv
-    else
-        replay blktrace $TRACE --cold
     fi
     sleep 1
     kill -INT $btpid; wait $btpid

@@ -52,7 +52,7 @@
  * page_map_windows overrides it.
  *
  * Between the two, page_map_windows misses sets a window whole only where
- * the fault that follows it lands inside it (ppf_page_map_fault()): the
+ * the fault that follows it lands inside it (ppf_page_map_miss()): the
  * window could not map that page, not cached, so read-around is about to
  * bring in its neighbours, and a later touch of one of them will find it
  * mapped without a fault of its own.  Those neighbours are what the
@@ -299,18 +299,23 @@ static unsigned long ppf_page_map_stream(struct ppf_page_map *m,
 }
 
 /*
- * A fault at bit @a: in a map that learns misses, if fault-around's window
- * just before it holds the page, the window could not map it (not cached):
- * a miss, and the window is set whole (DOC: Page maps).
+ * A touch of bits [@a, @b] in a map that learns misses: a fault at a page
+ * of the fault-around window just before it means the window could not
+ * map it (not cached), and the window is set whole; a window is kept
+ * until the next touch (DOC: Page maps).
  */
-static void ppf_page_map_fault(struct ppf_page_map *m, unsigned long a)
+static void ppf_page_map_miss(struct ppf_page_map *m, unsigned long a,
+			      unsigned long b, enum ppf_read_kind kind)
 {
-	if (m->learn != PPF_MAP_MISSES || !m->around ||
-	    a < m->around_start || a > m->around_end)
-		return;
-	bitmap_set(m->cur, m->around_start,
-		   m->around_end - m->around_start + 1);
-	ppf_stat_inc(page_map_windows);
+	if (kind == PPF_READ_FAULT && m->around &&
+	    a >= m->around_start && a <= m->around_end) {
+		bitmap_set(m->cur, m->around_start,
+			   m->around_end - m->around_start + 1);
+		ppf_stat_inc(page_map_windows);
+	}
+	m->around = kind == PPF_READ_AROUND;
+	m->around_start = a;
+	m->around_end = b;
 }
 
 /**
@@ -336,11 +341,8 @@ void ppf_page_map_read(struct ppf_page_map *m, pgoff_t first, pgoff_t last,
 	if (a >= m->nbits)
 		return;
 	b = min(b, m->nbits - 1);
-	if (kind == PPF_READ_FAULT)
-		ppf_page_map_fault(m, a);
-	m->around = kind == PPF_READ_AROUND;
-	m->around_start = a;
-	m->around_end = b;
+	if (m->learn == PPF_MAP_MISSES)
+		ppf_page_map_miss(m, a, b, kind);
 	if (kind != PPF_READ_AROUND || windows)
 		bitmap_set(m->cur, a, b - a + 1);
 	if (kind == PPF_READ_AROUND && windows)

@@ -349,7 +349,6 @@ else
 		   "with page_map_windows misses, the page cached before its touch"; do
 		switch=0
 		learn=windows
-		want_kb=64
 		cache_first=0
 		case $how in
 		"on a rotational disk")
@@ -365,7 +364,6 @@ else
 		"with page_map_windows misses, the page cached before its touch")
 			set_ppf page_map_windows misses
 			learn=misses
-			want_kb=4
 			cache_first=1
 			want_rot=$was_rot ;;
 		*)
@@ -417,7 +415,7 @@ else
 			check "page maps: $how G's map learns $learn (ppf_page_map learn=$learn)" \
 				eval 'echo "$trace" | grep -q "ppf_page_map: .* ino=$(stat -c %i G) .* learn=$learn$"'
 			check "page maps: $how the page G touched is prefetched after P" eq "$1" 4
-			if [ $want_kb = 64 ]; then
+			if [ $cache_first = 0 ]; then
 				check "page maps: $how fault-around's 64 KiB window is, not the page alone" \
 					eq "$2" 64
 				check "page maps: $how the windows learnt are counted (page_map_windows grew)" \
@@ -438,7 +436,7 @@ else
 		else
 			skip "page maps: $how G's map learns $learn (ppf_page_map learn=$learn)" "premise"
 			skip "page maps: $how the page G touched is prefetched after P" "premise"
-			if [ $want_kb = 64 ]; then
+			if [ $cache_first = 0 ]; then
 				skip "page maps: $how fault-around's 64 KiB window is, not the page alone" "premise"
 				skip "page maps: $how the windows learnt are counted (page_map_windows grew)" "premise"
 			else
