@@ -293,7 +293,8 @@ class WarmupTracesTest(unittest.TestCase):
                      "mixed-hdd2001", "mixed-hdd", "mixed-cloud", "mixed-ssd",
                      "pbuild-j4-hdd2001", "pbuild-j4-hdd", "pbuild-j2-hdd",
                      "pbuild-j2-cloud", "gnuld-hdd2001", "gnuld-hdd",
-                     "gnuld-cloud", "pbuild-j4-cloud"):
+                     "gnuld-cloud", "pbuild-j4-cloud", "mixed-nvme", "pbuild-j2-ssd",
+                     "pbuild-j2-nvme"):
             exp = runner.load_experiment(name)
             self.assertEqual(exp.faults_kind, "touched")
             # the measured trace's and each warm-up's own touched pages
