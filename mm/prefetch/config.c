@@ -19,6 +19,7 @@ struct ppf_config ppf_config = {
 	.max_prefetch_kb = 2048,
 	.default_prefetch_kb = 128,
 	.max_inflight_kb = 16384,
+	.max_inflight_ms = 20,
 	.io_class = IOPRIO_CLASS_BE,
 	.meta_io_class = PPF_IO_CLASS_AUTO,
 	.page_map_windows = PPF_WINDOWS_AUTO,

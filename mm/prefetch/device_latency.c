@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * device_latency.c - what a read costs on each device with none of ppf's
- * reads beside it
+ * reads beside it, and how fast the device moves data while it is busy
  *
  * DOC: Quiet latency
  *
@@ -24,6 +24,22 @@
  * synchronous reads (a cold inode decoded, a directory looked up) are not
  * its own in this sense: each waits alone, as its task's open would have.
  *
+ * DOC: Device rate
+ *
+ * Prefetched data queued in the elevator is data a task's read may wait
+ * behind: at best effort, the worker's class by default (DOC: I/O
+ * class), mq-deadline serves the two together in one pass up the
+ * sectors, and a read below the pass's head waits for what is queued
+ * above it.  How long that can be is the data queued over the rate at
+ * which the device moves it, and a bound in bytes (max_inflight_kb)
+ * means 1.6 s on the paper's disk and 2 ms on an NVMe drive.  So each
+ * device's rate while busy is measured, from the same samples as its
+ * quiet latency: the sectors it read and wrote between two samples over
+ * the time it had requests in flight (its block statistics' io_ticks),
+ * figured again each time PPF_RATE_BUSY_MS of busy time has gone by; 0
+ * until the first.  ppf_device_queue_pages() turns max_inflight_ms into
+ * pages at that rate (DOC: Prefetching a predicted file).
+ *
  * Everything here runs under ppf_worker_mutex.
  */
 #include <linux/blkdev.h>
@@ -31,11 +47,20 @@
 #include <linux/math64.h>
 #include <linux/part_stat.h>
 #include "ppf.h"
+#include "ppf_trace.h"
 
 /* The devices sampled; the others have no quiet latency. */
 #define PPF_LATENCY_DEVS	16
 /* Quiet reads averaged into one figure of the quiet latency. */
 #define PPF_QUIET_READS		16
+/* Busy time over which one figure of a device's rate is measured. */
+#define PPF_RATE_BUSY_MS	100
+/*
+ * A device's queue of prefetches is never bounded below this many pages
+ * (two 256 KiB chunks): one being served and one queued, so that the
+ * device does not wait for the worker between them.
+ */
+#define PPF_QUEUE_MIN_PAGES	(2 * PPF_SEG_PAGES)
 
 /**
  * struct ppf_device_latency - one device's reads, as sampled
@@ -49,6 +74,12 @@
  * @quiet_ns: the time they took
  * @quiet_ns_read: the quiet latency: their mean, the last time
  *	PPF_QUIET_READS were counted; 0 until then
+ * @sample_sectors: the sectors it had read and written at the last sample
+ * @sample_ticks: its busy time then: jiffies with requests in flight
+ * @busy_sectors: sectors moved since the rate was last figured
+ * @busy_ticks: the busy time they took (jiffies)
+ * @rate: sectors a second while busy, the last time PPF_RATE_BUSY_MS of
+ *	busy time were counted; 0 until then
  */
 struct ppf_device_latency {
 	dev_t dev;
@@ -60,6 +91,11 @@ struct ppf_device_latency {
 	u64 quiet_ios;
 	u64 quiet_ns;
 	u64 quiet_ns_read;
+	u64 sample_sectors;
+	unsigned long sample_ticks;
+	u64 busy_sectors;
+	unsigned long busy_ticks;
+	u64 rate;
 };
 
 static struct ppf_device_latency ppf_latencies[PPF_LATENCY_DEVS];
@@ -84,6 +120,25 @@ bool ppf_device_reads(struct ppf_sb *s, u64 *ios, u64 *ns)
 	if (sb->s_bdev) {
 		*ios = part_stat_read(sb->s_bdev, ios[STAT_READ]);
 		*ns = part_stat_read(sb->s_bdev, nsecs[STAT_READ]);
+		ok = true;
+	}
+	ppf_sb_unpin(sb);
+	return ok;
+}
+
+/* Sectors read and written, and busy jiffies, of @s's device. */
+static bool ppf_device_moved(struct ppf_sb *s, u64 *sectors,
+			     unsigned long *ticks)
+{
+	struct super_block *sb = ppf_sb_pin(s);
+	bool ok = false;
+
+	if (!sb)
+		return false;
+	if (sb->s_bdev) {
+		*sectors = part_stat_read(sb->s_bdev, sectors[STAT_READ]) +
+			   part_stat_read(sb->s_bdev, sectors[STAT_WRITE]);
+		*ticks = part_stat_read(sb->s_bdev, io_ticks);
 		ok = true;
 	}
 	ppf_sb_unpin(sb);
@@ -146,6 +201,52 @@ void ppf_device_own_read(void)
 	ppf_own_reads++;
 }
 
+/* ppf_device_queue_pages() for a device known to have no arm. */
+static unsigned long ppf_queue_pages(const struct ppf_device_latency *d,
+				     unsigned long limit)
+{
+	unsigned int ms = READ_ONCE(ppf_config.max_inflight_ms);
+	unsigned long pages;
+
+	if (!ms || !d->rate)
+		return limit;
+	/* sectors a second, times ms, in pages */
+	pages = div64_u64(d->rate * ms, MSEC_PER_SEC) >>
+		(PAGE_SHIFT - SECTOR_SHIFT);
+	return clamp_t(unsigned long, pages, PPF_QUEUE_MIN_PAGES, limit);
+}
+
+/* The device's rate: the data moved over the busy time (DOC: Device rate). */
+static void ppf_device_sample_rate(struct ppf_device_latency *d,
+				   struct ppf_sb *s)
+{
+	unsigned long ticks;
+	u64 sectors;
+
+	if (!ppf_device_moved(s, &sectors, &ticks))
+		return;
+	/* The first sample, or the counters went back (a device reset). */
+	if (d->sample_ticks && ticks >= d->sample_ticks &&
+	    sectors >= d->sample_sectors) {
+		d->busy_sectors += sectors - d->sample_sectors;
+		d->busy_ticks += ticks - d->sample_ticks;
+		if (d->busy_ticks >= msecs_to_jiffies(PPF_RATE_BUSY_MS)) {
+			unsigned long limit = READ_ONCE(ppf_config.max_inflight_kb) >>
+					      (PAGE_SHIFT - 10);
+
+			d->rate = div64_u64(d->busy_sectors * HZ, d->busy_ticks);
+			d->busy_sectors = 0;
+			d->busy_ticks = 0;
+			if (!ppf_device_rotational(s))
+				limit = ppf_queue_pages(d, limit);
+			trace_ppf_device_rate(d->dev, d->rate >> 1,
+					      limit << (PAGE_SHIFT - 10));
+		}
+	}
+	d->sample_sectors = sectors;
+	d->sample_ticks = ticks;
+}
+
 /**
  * ppf_device_sample() - sample the reads of a file system's device
  * @s: the file system of an event's file
@@ -174,6 +275,7 @@ void ppf_device_sample(struct ppf_sb *s, bool busy)
 			d->quiet_ns = 0;
 		}
 	}
+	ppf_device_sample_rate(d, s);
 	d->sampled = jiffies;
 	d->sample_quiet = quiet;
 	d->sample_own = ppf_own_reads;
@@ -192,4 +294,28 @@ u64 ppf_device_quiet_latency(dev_t dev)
 	struct ppf_device_latency *d = ppf_latency_of(dev, false);
 
 	return d ? d->quiet_ns_read : 0;
+}
+
+/**
+ * ppf_device_queue_pages() - the most prefetched data to keep queued for a
+ * file system's device
+ * @s: the file system of the file about to be read ahead
+ * @limit: the bound in pages otherwise (max_inflight_kb)
+ *
+ * On a device without an arm, what max_inflight_ms of its rate moves
+ * (DOC: Device rate), at least PPF_QUEUE_MIN_PAGES, at most @limit.  On a
+ * rotational one @limit: there a deep queue is what the elevator sorts
+ * into sweeps, and the arm's positioning, not the transfer, is the cost
+ * (DOC: Sweeps).  @limit too while the rate is not known yet, and with
+ * max_inflight_ms 0.  The caller holds ppf_worker_mutex.
+ *
+ * Return: pages.
+ */
+unsigned long ppf_device_queue_pages(struct ppf_sb *s, unsigned long limit)
+{
+	struct ppf_device_latency *d = ppf_latency_of(ppf_sb_dev(s), false);
+
+	if (!d || ppf_device_rotational(s))
+		return limit;
+	return ppf_queue_pages(d, limit);
 }

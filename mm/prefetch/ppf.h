@@ -124,6 +124,9 @@
  * @max_prefetch_kb: most read ahead of one file per prediction
  * @default_prefetch_kb: read ahead of a file whose last use is unknown
  * @max_inflight_kb: most prefetched data not yet read from the device
+ * @max_inflight_ms: on a device without an arm, most prefetched data in
+ *	flight as the time the device takes to move it (0: no bound but
+ *	@max_inflight_kb), see device_latency.c
  * @io_class: I/O priority class of the worker's reads (IOPRIO_CLASS_IDLE,
  *	IOPRIO_CLASS_BE, or PPF_IO_CLASS_AUTO: per device), see io_class.c
  * @meta_io_class: the same for its metadata reads (PPF_IO_CLASS_AUTO, the
@@ -161,6 +164,7 @@ struct ppf_config {
 	unsigned int max_prefetch_kb;
 	unsigned int default_prefetch_kb;
 	unsigned int max_inflight_kb;
+	unsigned int max_inflight_ms;
 	unsigned int io_class;
 	unsigned int meta_io_class;
 	unsigned int page_map_windows;
@@ -967,6 +971,7 @@ bool ppf_device_rotational(struct ppf_sb *s);
 void ppf_device_own_read(void);
 void ppf_device_sample(struct ppf_sb *s, bool busy);
 u64 ppf_device_quiet_latency(dev_t dev);
+unsigned long ppf_device_queue_pages(struct ppf_sb *s, unsigned long limit);
 void ppf_payoff_reset(void);
 
 /* pacing.c */

@@ -176,6 +176,20 @@ TRACE_EVENT(ppf_lookup,
 		      __entry->wait_ns / NSEC_PER_USEC)
 );
 
+TRACE_EVENT(ppf_device_rate,
+	    TP_PROTO(dev_t dev, u64 rate_kbps, unsigned long queue_kb),
+	    TP_ARGS(dev, rate_kbps, queue_kb),
+	    TP_STRUCT__entry(__field(dev_t, dev)
+			     __field(u64, rate_kbps)
+			     __field(unsigned long, queue_kb)),
+	    TP_fast_assign(__entry->dev = dev;
+			   __entry->rate_kbps = rate_kbps;
+			   __entry->queue_kb = queue_kb;),
+	    TP_printk("dev=%d:%d rate=%llukB/s queue=%lukB",
+		      MAJOR(__entry->dev), MINOR(__entry->dev),
+		      __entry->rate_kbps, __entry->queue_kb)
+);
+
 TRACE_EVENT(ppf_payoff,
 	    TP_PROTO(dev_t dev, u64 cost_ns, u64 benefit_ns, u32 predictions,
 		     u32 useful, u64 latency_ns, u64 mean_ns, s64 balance_ns,

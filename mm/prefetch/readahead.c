@@ -31,7 +31,9 @@
  * 8. take the next chunk of at most PPF_CHUNK_PAGES of them that is not all
  *    cached (skip the file if none is left);
  * 9. wait ("inflight": the plan keeps it at its head) while as much
- *    prefetched data is in flight as max_inflight_kb allows;
+ *    prefetched data is in flight as max_inflight_kb allows, or on a
+ *    device without an arm as it moves in max_inflight_ms (DOC: Device
+ *    rate);
  * 10. otherwise start readahead of the chunk with page_cache_ra_unbounded(),
  *     which skips cached pages, allocates with readahead_gfp_mask() (no
  *     retries, no warnings: it fails rather than push the system into
@@ -570,6 +572,7 @@ static bool ppf_prefetch_file(struct ppf_session *ps, struct ppf_file *f,
 	st->cached_span = 0;
 	ppf_stat_add(pages_cached, cached);
 	limit = READ_ONCE(ppf_config.max_inflight_kb) >> (PAGE_SHIFT - 10);
+	limit = ppf_device_queue_pages(f->sb, limit);
 	if (!ppf_inflight_room(chunk - cached, limit)) {
 		*next = first;	/* where to go on when there is room */
 		*why = PPF_SKIP_INFLIGHT;

@@ -475,6 +475,9 @@ static struct ctl_table ppf_sysctl_table[] = {
 	/* At most 4 GiB. */
 	PPF_UINT("max_inflight_kb", &ppf_config.max_inflight_kb,
 		 4, 4 * 1024 * 1024, NULL),
+	/* At most 10 s; 0: bytes alone. */
+	PPF_UINT("max_inflight_ms", &ppf_config.max_inflight_ms,
+		 0, 10 * MSEC_PER_SEC, NULL),
 	{
 		.procname = "io_class",
 		.data = ppf_io_class_name,

@@ -93,6 +93,11 @@ TESTS: List[Test] = [
     # What max_prefetch_kb, max_inflight_kb, max_files, save_events and
     # contexts do, not only that they are accepted.
     Test("limits", "test_limits.sh", disks=("limits",)),
+    # max_inflight_ms: the prefetches queued bounded by the device's rate.
+    # Every request to the disk takes 1 ms, up to 8 at once, at most 16
+    # MiB/s, so that the rate is known and 20 ms of it is under two chunks.
+    Test("queue", "test_queue.sh", disks=("limits",),
+         append=null_blk_params(completion_nsec=1_000_000, hw_queue_depth=8, mbps=16)),
     # Exec events, reads through mappings, unprivileged access.
     Test("access", "test_access.sh", disks=("data",)),
     Test("predict-debian", "test_predict.sh", variant="debian", disks=("data",)),

@@ -1,8 +1,8 @@
 # test_sysctl.sh - every sysctl refuses bad values with EINVAL, keeping the old
 . /ppf/guest/lib.sh
 
-# 18 names x 4 in the first loop, 11 in the second, 104 checks after them.
-plan 206
+# 19 names x 4 in the first loop, 11 in the second, 108 checks after them.
+plan 214
 load_ppf || bail "insmod"
 
 accept() {
@@ -12,7 +12,7 @@ accept() {
 for name in enabled partition_size model_order threshold max_prefetch_kb \
 	    default_prefetch_kb max_inflight_kb memory_kb max_files backoff \
 	    metadata sweep lookahead max_contexts max_domains save_events skip_new_files_ms \
-	    reset; do
+	    max_inflight_ms reset; do
 	check "$name: negative refused" refuse $name -1
 	check "$name: huge refused" refuse $name 99999999999
 	check "$name: non-numeric refused" refuse $name abc
@@ -34,6 +34,10 @@ check "reset: 2 refused" refuse reset 2
 check "skip_new_files_ms: 60000 by default" eq "$(cat $PPF/skip_new_files_ms)" 60000
 check "skip_new_files_ms: 3600001 refused" refuse skip_new_files_ms 3600001
 check "skip_new_files_ms: 0 accepted" accept skip_new_files_ms 0
+check "max_inflight_ms: 20 by default" eq "$(cat $PPF/max_inflight_ms)" 20
+check "max_inflight_ms: 10001 refused" refuse max_inflight_ms 10001
+check "max_inflight_ms: 0 accepted (max_inflight_kb alone)" accept max_inflight_ms 0
+check "max_inflight_ms: 20 accepted" accept max_inflight_ms 20
 check "save_events: 65536 by default" eq "$(cat $PPF/save_events)" 65536
 check "save_events: 1048577 refused" refuse save_events 1048577
 check "save_events: 0 accepted (nothing kept to save)" accept save_events 0
