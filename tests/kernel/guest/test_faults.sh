@@ -96,13 +96,17 @@ done
 t0=$(now_ms)
 secs=0
 echo "FAULTS on at $t0 ms"
+# Each round drops the caches first and then reads for a second, so that
+# the last second's reads under the faults are still cached at the end
+# (dropping them last left the premise below to timing: a run whose
+# readers had not run again before the load stopped cached nothing).
 while [ $(($(now_ms) - t0)) -lt 8000 ]; do
+	echo 1 > /proc/sys/vm/drop_caches
 	sleep 1
 	secs=$((secs + 1))
 	nomem=$((nomem + $(stat_of dropped_no_memory)))
 	set_ppf reset 1
 	if [ $((secs % 2)) = 1 ]; then set_ppf isolation user; else set_ppf isolation none; fi
-	echo 1 > /proc/sys/vm/drop_caches
 done
 faults_off
 echo 0 > /proc/$worker/make-it-fail
@@ -125,7 +129,8 @@ check "nothing stays counted in flight (prefetch_inflight_kb)" eq "$(stat_of pre
 # page marked uptodate with the wrong bytes shows here, and would not if
 # both reads came from the device.  With ppf off, so that measuring does
 # not prefetch anything new.  The premise: pages read under the faults are
-# still cached (the load's last drop_caches was followed by more reads).
+# still cached (the load's last drop_caches was followed by a second of
+# reads).
 set_ppf enabled 0
 kb=0
 for f in $FILES; do kb=$((kb + $(resident_kb /mnt/$f))); done
