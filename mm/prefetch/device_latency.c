@@ -102,6 +102,35 @@ static struct ppf_device_latency ppf_latencies[PPF_LATENCY_DEVS];
 /* ppf's own asynchronous reads started, ever (ppf_device_own_read()). */
 static unsigned long ppf_own_reads;
 
+/* A device's block statistics, as ppf reads them. */
+struct ppf_device_counters {
+	u64 ios;		/* reads completed */
+	u64 ns;			/* the time they took */
+	u64 sectors;		/* sectors read and written */
+	unsigned long ticks;	/* jiffies with requests in flight */
+};
+
+/* @s's device's counters; false if it has no block device (or is gone). */
+static bool ppf_device_counters(struct ppf_sb *s,
+				struct ppf_device_counters *c)
+{
+	struct super_block *sb = ppf_sb_pin(s);
+	bool ok = false;
+
+	if (!sb)
+		return false;
+	if (sb->s_bdev) {
+		c->ios = part_stat_read(sb->s_bdev, ios[STAT_READ]);
+		c->ns = part_stat_read(sb->s_bdev, nsecs[STAT_READ]);
+		c->sectors = part_stat_read(sb->s_bdev, sectors[STAT_READ]) +
+			     part_stat_read(sb->s_bdev, sectors[STAT_WRITE]);
+		c->ticks = part_stat_read(sb->s_bdev, io_ticks);
+		ok = true;
+	}
+	ppf_sb_unpin(sb);
+	return ok;
+}
+
 /**
  * ppf_device_reads() - a file system's device's completed reads so far
  * @s: the file system
@@ -112,37 +141,13 @@ static unsigned long ppf_own_reads;
  */
 bool ppf_device_reads(struct ppf_sb *s, u64 *ios, u64 *ns)
 {
-	struct super_block *sb = ppf_sb_pin(s);
-	bool ok = false;
+	struct ppf_device_counters c;
 
-	if (!sb)
+	if (!ppf_device_counters(s, &c))
 		return false;
-	if (sb->s_bdev) {
-		*ios = part_stat_read(sb->s_bdev, ios[STAT_READ]);
-		*ns = part_stat_read(sb->s_bdev, nsecs[STAT_READ]);
-		ok = true;
-	}
-	ppf_sb_unpin(sb);
-	return ok;
-}
-
-/* Sectors read and written, and busy jiffies, of @s's device. */
-static bool ppf_device_moved(struct ppf_sb *s, u64 *sectors,
-			     unsigned long *ticks)
-{
-	struct super_block *sb = ppf_sb_pin(s);
-	bool ok = false;
-
-	if (!sb)
-		return false;
-	if (sb->s_bdev) {
-		*sectors = part_stat_read(sb->s_bdev, sectors[STAT_READ]) +
-			   part_stat_read(sb->s_bdev, sectors[STAT_WRITE]);
-		*ticks = part_stat_read(sb->s_bdev, io_ticks);
-		ok = true;
-	}
-	ppf_sb_unpin(sb);
-	return ok;
+	*ios = c.ios;
+	*ns = c.ns;
+	return true;
 }
 
 /**
@@ -201,14 +206,14 @@ void ppf_device_own_read(void)
 	ppf_own_reads++;
 }
 
-/* ppf_device_queue_pages() for a device known to have no arm. */
+/* ppf_device_queue_pages() for @s's device, its slot @d. */
 static unsigned long ppf_queue_pages(const struct ppf_device_latency *d,
-				     unsigned long limit)
+				     struct ppf_sb *s, unsigned long limit)
 {
 	unsigned int ms = READ_ONCE(ppf_config.max_inflight_ms);
 	unsigned long pages;
 
-	if (!ms || !d->rate)
+	if (!ms || !d->rate || ppf_device_rotational(s))
 		return limit;
 	/* sectors a second, times ms, in pages */
 	pages = div64_u64(d->rate * ms, MSEC_PER_SEC) >>
@@ -218,18 +223,14 @@ static unsigned long ppf_queue_pages(const struct ppf_device_latency *d,
 
 /* The device's rate: the data moved over the busy time (DOC: Device rate). */
 static void ppf_device_sample_rate(struct ppf_device_latency *d,
-				   struct ppf_sb *s)
+				   struct ppf_sb *s,
+				   const struct ppf_device_counters *c)
 {
-	unsigned long ticks;
-	u64 sectors;
-
-	if (!ppf_device_moved(s, &sectors, &ticks))
-		return;
 	/* The first sample, or the counters went back (a device reset). */
-	if (d->sample_ticks && ticks >= d->sample_ticks &&
-	    sectors >= d->sample_sectors) {
-		d->busy_sectors += sectors - d->sample_sectors;
-		d->busy_ticks += ticks - d->sample_ticks;
+	if (d->sample_ticks && c->ticks >= d->sample_ticks &&
+	    c->sectors >= d->sample_sectors) {
+		d->busy_sectors += c->sectors - d->sample_sectors;
+		d->busy_ticks += c->ticks - d->sample_ticks;
 		if (d->busy_ticks >= msecs_to_jiffies(PPF_RATE_BUSY_MS)) {
 			unsigned long limit = READ_ONCE(ppf_config.max_inflight_kb) >>
 					      (PAGE_SHIFT - 10);
@@ -237,14 +238,13 @@ static void ppf_device_sample_rate(struct ppf_device_latency *d,
 			d->rate = div64_u64(d->busy_sectors * HZ, d->busy_ticks);
 			d->busy_sectors = 0;
 			d->busy_ticks = 0;
-			if (!ppf_device_rotational(s))
-				limit = ppf_queue_pages(d, limit);
 			trace_ppf_device_rate(d->dev, d->rate >> 1,
-					      limit << (PAGE_SHIFT - 10));
+					      ppf_queue_pages(d, s, limit) <<
+					      (PAGE_SHIFT - 10));
 		}
 	}
-	d->sample_sectors = sectors;
-	d->sample_ticks = ticks;
+	d->sample_sectors = c->sectors;
+	d->sample_ticks = c->ticks;
 }
 
 /**
@@ -258,29 +258,29 @@ static void ppf_device_sample_rate(struct ppf_device_latency *d,
 void ppf_device_sample(struct ppf_sb *s, bool busy)
 {
 	struct ppf_device_latency *d = ppf_latency_of(ppf_sb_dev(s), true);
-	u64 ios, ns;
+	struct ppf_device_counters c;
 	bool quiet;
 
 	if (!d || !time_after(jiffies, d->sampled) ||
-	    !ppf_device_reads(s, &ios, &ns))
+	    !ppf_device_counters(s, &c))
 		return;
 	quiet = !busy;
 	if (quiet && d->sample_quiet && d->sample_own == ppf_own_reads &&
-	    ios > d->sample_ios) {
-		d->quiet_ios += ios - d->sample_ios;
-		d->quiet_ns += ns - d->sample_ns;
+	    c.ios > d->sample_ios) {
+		d->quiet_ios += c.ios - d->sample_ios;
+		d->quiet_ns += c.ns - d->sample_ns;
 		if (d->quiet_ios >= PPF_QUIET_READS) {
 			d->quiet_ns_read = div64_u64(d->quiet_ns, d->quiet_ios);
 			d->quiet_ios = 0;
 			d->quiet_ns = 0;
 		}
 	}
-	ppf_device_sample_rate(d, s);
+	ppf_device_sample_rate(d, s, &c);
 	d->sampled = jiffies;
 	d->sample_quiet = quiet;
 	d->sample_own = ppf_own_reads;
-	d->sample_ios = ios;
-	d->sample_ns = ns;
+	d->sample_ios = c.ios;
+	d->sample_ns = c.ns;
 }
 
 /**
@@ -315,7 +315,5 @@ unsigned long ppf_device_queue_pages(struct ppf_sb *s, unsigned long limit)
 {
 	struct ppf_device_latency *d = ppf_latency_of(ppf_sb_dev(s), false);
 
-	if (!d || ppf_device_rotational(s))
-		return limit;
-	return ppf_queue_pages(d, limit);
+	return d ? ppf_queue_pages(d, s, limit) : limit;
 }

@@ -16,8 +16,9 @@
  * in flight than max_inflight_kb, and on a device without an arm than it
  * moves in max_inflight_ms (DOC: Device rate).  A large file goes one
  * event later after each chunk, so that the files expected right after it
- * are read between its chunks.  What is in flight waits in the elevator at the worker's I/O
- * class, where the tasks' own reads pass it (ppf_engine_set_io_class());
+ * are read between its chunks.  What is in flight waits in the elevator
+ * at the worker's I/O class, where the tasks' own reads pass it
+ * (ppf_engine_set_io_class());
  * a chunk already being served delays a task's read by at most one chunk's
  * transfer.  A shallow queue (two chunks) was no better for Andrew and
  * worse for a start-up that reads for most of its time: the elevator sorts

@@ -10,9 +10,9 @@
 #           device's 16 MiB/s by more than the busy time's rounding, and
 #           the queue it gives is max_inflight_ms of it, at least 512 KiB.
 # bound     A leads to B C D (256 KiB, one chunk each): at 16 MiB/s the
-#           default 20 ms (anything up to 31 ms) is less than two chunks, so the queue holds two (the least)
-#           and the plan waits for the third (skipped_inflight); all three
-#           are read ahead all the same.
+#           default 20 ms (anything up to 31 ms) is less than two chunks,
+#           so the queue holds two (the least) and the plan waits for the
+#           third (skipped_inflight); all three are read ahead all the same.
 # off       with max_inflight_ms 0 the three start together (max_inflight_kb
 #           alone), and so they do with the disk made rotational, where a
 #           deep queue is what the elevator sorts.
