@@ -289,10 +289,16 @@ static noinline u32 ppf_model_slot(struct ppf_model *model, u32 ctx,
 	return slot;
 }
 
-static unsigned int ppf_model_step(struct ppf_model *model, u32 ctx,
-				   u32 parent, u32 file,
-				   struct ppf_prediction *out,
-				   unsigned int max_out, enum ppf_model_say say)
+/*
+ * An event, for the three entry points below: inline in each, so that an
+ * event costs its caller one call before the model's own (6 instructions
+ * an event, every model).
+ */
+static inline unsigned int ppf_model_step(struct ppf_model *model, u32 ctx,
+					  u32 parent, u32 file,
+					  struct ppf_prediction *out,
+					  unsigned int max_out,
+					  enum ppf_model_say say)
 {
 	u32 slot;
 
