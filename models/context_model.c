@@ -195,26 +195,32 @@ static void ppf_cm_compact(struct ppf_walks *ws)
 }
 
 /*
- * Walk @i, on node @node, steps to the child for @file the long way: a
- * walk that follows looks the child up without counting it; one that
- * counts may have to move it up its siblings or create it (EPCM ends the
- * walk then: one new node per occurrence of a pattern).  Returns the
- * walk's new node, PPF_NIL if it ended (a shrink during the step may have
- * ended it too).
+ * Walk @i steps to the child for @file the long way: a walk that follows
+ * looks the child up without counting it; one that counts may have to
+ * move it up its siblings or create it (EPCM ends the walk then: one new
+ * node per occurrence of a pattern).  Returns the walk's new node, PPF_NIL
+ * if it ended (a shrink during the step may have ended it too).
  */
 static u32 ppf_cm_step_slow(struct ppf_context_model *cm, struct ppf_walks *ws,
-			    u32 i, u32 node, u32 file)
+			    u32 i, u32 file)
 {
+	u32 node = ws->node[i], ch;
 	bool created = false;
-	u32 ch;
 
 	if (node == PPF_NIL)
 		return PPF_NIL;
 	if (i < ws->follows)
-		ch = ppf_trie_child(&cm->trie, node, file);
-	else
-		ch = ppf_trie_step(&cm->trie, ws->root[i], node, file, true,
-				   &created);
+		return ppf_trie_child(&cm->trie, node, file);
+	/*
+	 * EPCM's pattern grows at its end: a leaf gets its first child and
+	 * the walk ends, whatever the step did.
+	 */
+	if (cm->extended &&
+	    ppf_node(&cm->trie.pool, node)->child == PPF_NIL) {
+		ppf_trie_add_leaf(&cm->trie, ws->root[i], node, file);
+		return PPF_NIL;
+	}
+	ch = ppf_trie_step(&cm->trie, ws->root[i], node, file, true, &created);
 	if (ch == PPF_NIL || (created && cm->extended) || ws->node[i] == PPF_NIL)
 		return PPF_NIL;
 	return ch;
@@ -244,7 +250,7 @@ static void ppf_cm_learn(struct ppf_context_model *cm, struct ppf_walks *ws,
 	 * through the loops.  Those that follow first, the slow way.
 	 */
 	for (i = 0; i < follows; i++) {
-		node[i] = ppf_cm_step_slow(cm, ws, i, node[i], file);
+		node[i] = ppf_cm_step_slow(cm, ws, i, file);
 		ended += node[i] == PPF_NIL;
 	}
 	for (p = node + i, end = node + n; p < end; p++) {
@@ -259,28 +265,15 @@ static void ppf_cm_learn(struct ppf_context_model *cm, struct ppf_walks *ws,
 		 * into the sibling.  No child, or an ended walk, leads to the
 		 * pool's unused node 0, whose count is the maximum
 		 * (ppf_context_model_create()): the slow way, without a test
-		 * of its own on every walk.
+		 * of its own on every walk.  The slow way reads the walk
+		 * again, so that this loop keeps nothing for it.
 		 */
 		if (c->file == file && (u8)c->link != PPF_COUNT_MAX) {
 			c->link++;
 			*p = ch;
 			continue;
 		}
-		/*
-		 * EPCM's pattern grows at its end: a leaf gets its first
-		 * child and the walk ends, whatever the step did (the slow
-		 * way's outcome, without its call).
-		 */
-		if (ch == PPF_NIL && *p != PPF_NIL && cm->extended) {
-			bool created;
-
-			ppf_trie_step(&cm->trie, ws->root[p - node], *p, file,
-				      true, &created);
-			*p = PPF_NIL;
-			ended++;
-			continue;
-		}
-		ch = ppf_cm_step_slow(cm, ws, p - node, *p, file);
+		ch = ppf_cm_step_slow(cm, ws, p - node, file);
 		*p = ch;
 		ended += ch == PPF_NIL;
 	}

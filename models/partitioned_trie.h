@@ -112,4 +112,34 @@ static inline u32 ppf_trie_touch_root(struct ppf_trie *trie, u32 file)
 	return ppf_trie_touch_root_slow(trie, file, root);
 }
 
+/**
+ * ppf_trie_add_leaf() - ppf_trie_step() on a node without children
+ * @trie: the trie
+ * @root: the partition of @parent
+ * @parent: the pattern's node, which has no child
+ * @file: the file that followed it
+ *
+ * Adds @parent's first child, for @file, with a count of 1, as
+ * ppf_trie_step() would.  Inline for the case of every event of a learnt
+ * EPCM stream, whose patterns grow by one node an event: the partition
+ * has room and the pool a node, so nothing is halved or reclaimed and the
+ * child is the whole list.  Anything else takes ppf_trie_step().
+ */
+static inline void ppf_trie_add_leaf(struct ppf_trie *trie, u32 root,
+				     u32 parent, u32 file)
+{
+	struct ppf_node *r = ppf_node(&trie->pool, root);
+	bool created;
+
+	if ((r->link >> PPF_ROOT_NODES_SHIFT) < trie->partition_size &&
+	    trie->pool.in_use < trie->pool.capacity) {
+		ppf_node(&trie->pool, parent)->child =
+			ppf_pool_alloc(&trie->pool, file);
+		/* The partition's node count, bits 9-31: no carry out. */
+		r->link += 1u << PPF_ROOT_NODES_SHIFT;
+		return;
+	}
+	ppf_trie_step(trie, root, parent, file, true, &created);
+}
+
 #endif /* PPF_PARTITIONED_TRIE_H */
