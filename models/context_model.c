@@ -226,8 +226,8 @@ static u32 ppf_cm_step_slow(struct ppf_context_model *cm, struct ppf_walks *ws,
 	return ch;
 }
 
-static void ppf_cm_learn(struct ppf_context_model *cm, struct ppf_walks *ws,
-			 u32 file)
+static __always_inline void ppf_cm_learn(struct ppf_context_model *cm,
+					 struct ppf_walks *ws, u32 file)
 {
 	struct ppf_node *nodes = cm->trie.pool.nodes;
 	u32 *node = ws->node, *p, *end;
@@ -326,10 +326,9 @@ static bool ppf_cm_meets_threshold(const struct ppf_context_model *cm,
  * scan stops at the first child below the threshold.  @total is the
  * denominator of their likelihood.
  */
-static unsigned int ppf_cm_children(const struct ppf_context_model *cm,
-				    u32 ctx, u32 total,
-				    struct ppf_prediction *out, u32 *nodes,
-				    unsigned int max_out)
+static __always_inline unsigned int
+ppf_cm_children(const struct ppf_context_model *cm, u32 ctx, u32 total,
+		struct ppf_prediction *out, u32 *nodes, unsigned int max_out)
 {
 	const struct ppf_node_pool *pool = &cm->trie.pool;
 	unsigned int n = 0;
@@ -684,11 +683,10 @@ static bool ppf_cm_surprised(struct ppf_context_model *cm,
  * They are few, and only at surprises, and a caller that looks ahead
  * less than they do learns from them whether looking further pays.
  */
-static unsigned int ppf_cm_surprises(struct ppf_context_model *cm,
-				     const struct ppf_chain *c, u32 file,
-				     struct ppf_prediction *out,
-				     unsigned int k, unsigned int used,
-				     unsigned int max_out)
+static __always_inline unsigned int
+ppf_cm_surprises(struct ppf_context_model *cm, const struct ppf_chain *c,
+		 u32 file, struct ppf_prediction *out, unsigned int k,
+		 unsigned int used, unsigned int max_out)
 {
 	u32 horizon = cm->base.params.max_predictions;
 	u32 from = file, next, gap, lead = 0;
@@ -766,12 +764,10 @@ ppf_chain_afresh_news(const struct ppf_context_model *cm, struct ppf_chain *c,
  * events than the chain it replaces (ppf_chain_afresh_news()).  With
  * PPF_SAY_NOTHING nothing is (below).
  */
-static unsigned int ppf_cm_predict(struct ppf_context_model *cm,
-				   const struct ppf_walks *ws,
-				   struct ppf_chain *c, u32 file,
-				   struct ppf_prediction *out,
-				   unsigned int max_out,
-				   enum ppf_model_say say)
+static __always_inline unsigned int
+ppf_cm_predict(struct ppf_context_model *cm, const struct ppf_walks *ws,
+	       struct ppf_chain *c, u32 file, struct ppf_prediction *out,
+	       unsigned int max_out, enum ppf_model_say say, bool extended)
 {
 	const struct ppf_node_pool *pool = &cm->trie.pool;
 	u32 nodes[PPF_MAX_PREDICTIONS];
@@ -780,8 +776,14 @@ static unsigned int ppf_cm_predict(struct ppf_context_model *cm,
 	u32 ctx = PPF_NIL;
 	bool surprised;
 
-	/* The deepest context first: the walks are oldest first. */
-	for (i = 0; i < ws->n && n == 0; i++) {
+	/*
+	 * The deepest context first: the walks are oldest first.  A leaf
+	 * names nothing, and on a learnt EPCM stream the deepest walk mostly
+	 * stands on one (its pattern ends there, and grows at the next
+	 * event): skipped at once.
+	 */
+	i = ws->n && ppf_node(pool, ws->node[0])->child == PPF_NIL;
+	for (; i < ws->n && n == 0; i++) {
 		u32 count;
 
 		ctx = ws->node[i];
@@ -789,7 +791,7 @@ static unsigned int ppf_cm_predict(struct ppf_context_model *cm,
 		if (count > 1)
 			n = ppf_cm_children(cm, ctx, count - 1, out, nodes, max_out);
 	}
-	if (!cm->extended)
+	if (!extended)
 		return n;
 	surprised = ppf_cm_surprised(cm, c, file);
 	c->has_expect = n != 0;
@@ -898,16 +900,35 @@ static void ppf_cm_context_start(struct ppf_model *model, u32 slot,
 	from->follows = from->n;
 }
 
-static unsigned int ppf_cm_event(struct ppf_model *model, u32 slot, u32 file,
-				 struct ppf_prediction *out,
-				 unsigned int max_out)
+/*
+ * An event, for PCM (@extended false) or EPCM: inline in one function for
+ * each, which the model's ops choose (ppf_pcm_ops, ppf_epcm_ops), so that
+ * neither model's event tests which it is.
+ */
+static __always_inline unsigned int
+ppf_cm_event(struct ppf_model *model, u32 slot, u32 file,
+	     struct ppf_prediction *out, unsigned int max_out, bool extended)
 {
 	struct ppf_context_model *cm = to_cm(model);
 	struct ppf_walks *ws = &cm->slots[slot];
 
 	ppf_cm_learn(cm, ws, file);
-	return ppf_cm_predict(cm, ws, cm->chains ? &cm->chains[slot] : NULL,
-			      file, out, max_out, model->say);
+	return ppf_cm_predict(cm, ws, extended ? &cm->chains[slot] : NULL,
+			      file, out, max_out, model->say, extended);
+}
+
+static unsigned int ppf_pcm_event(struct ppf_model *model, u32 slot, u32 file,
+				  struct ppf_prediction *out,
+				  unsigned int max_out)
+{
+	return ppf_cm_event(model, slot, file, out, max_out, false);
+}
+
+static unsigned int ppf_epcm_event(struct ppf_model *model, u32 slot, u32 file,
+				   struct ppf_prediction *out,
+				   unsigned int max_out)
+{
+	return ppf_cm_event(model, slot, file, out, max_out, true);
 }
 
 /* Memory of the walks of every context slot. */
@@ -1009,9 +1030,20 @@ static const char *ppf_cm_check(struct ppf_model *model)
 }
 #endif /* PPF_MODEL_CHECKS */
 
-static const struct ppf_model_ops ppf_context_model_ops = {
+static const struct ppf_model_ops ppf_pcm_ops = {
 	.context_start = ppf_cm_context_start,
-	.event = ppf_cm_event,
+	.event = ppf_pcm_event,
+	.stats = ppf_cm_stats,
+	.destroy = ppf_cm_destroy,
+#ifdef PPF_MODEL_CHECKS
+	.pattern_count = ppf_cm_pattern_count,
+	.check = ppf_cm_check,
+#endif
+};
+
+static const struct ppf_model_ops ppf_epcm_ops = {
+	.context_start = ppf_cm_context_start,
+	.event = ppf_epcm_event,
 	.stats = ppf_cm_stats,
 	.destroy = ppf_cm_destroy,
 #ifdef PPF_MODEL_CHECKS
@@ -1053,8 +1085,8 @@ struct ppf_model *ppf_context_model_create(const struct ppf_model_params *params
 		*err = -ENOMEM;
 		return NULL;
 	}
-	cm->base.ops = &ppf_context_model_ops;
 	cm->extended = params->kind == PPF_MODEL_EPCM;
+	cm->base.ops = cm->extended ? &ppf_epcm_ops : &ppf_pcm_ops;
 	cm->max_order = params->model_order;
 	cm->nslots = params->max_contexts;
 	cm->slots = ppf_zalloc((size_t)cm->nslots * sizeof(*cm->slots));

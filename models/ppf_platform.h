@@ -70,6 +70,10 @@ typedef __u64 u64;
 #ifndef noinline
 #define noinline
 #endif
+/*
+ * __always_inline, for the few functions inlined on purpose, is the C
+ * library's here (glibc's <sys/cdefs.h>, as the kernel's is its own).
+ */
 
 #endif /* __KERNEL__ */
 
