@@ -104,6 +104,7 @@ static void ppf_walks_rewind(struct ppf_walks *ws, size_t room)
  * @surprises: which surprise followed which (EPCM only)
  * @nr_surprise_predictions: files named from @surprises
  * @nslots: number of context slots
+ * @walk_room: PPF_WALK_ROOM(max_order), entries of each of a slot's arrays
  * @shrinks: times the trie freed nodes (a walk may have ended)
  * @max_order: deepest context kept
  * @extended: EPCM if true, PCM if false
@@ -118,6 +119,7 @@ struct ppf_context_model {
 	struct ppf_surprise_table surprises;
 	u64 nr_surprise_predictions;
 	u32 nslots;
+	u32 walk_room;
 	u64 shrinks;
 	u32 max_order;
 	bool extended;
@@ -165,14 +167,20 @@ static void ppf_cm_shrink(void *ctx, u32 root, bool evicted)
 	}
 }
 
-/* Move the window of walks up past its first @first walks. */
-static inline void ppf_walks_advance(struct ppf_walks *ws, u32 first)
+/*
+ * Move the window of walks (@n of them, the first @follows following) up
+ * past its first @first walks.
+ */
+static inline void ppf_walks_advance(struct ppf_walks *ws, u32 n, u32 follows,
+				     u32 first)
 {
 	ws->node += first;
 	ws->root += first;
 	ws->start += first;
-	ws->n -= first;
-	ws->follows = ws->follows > first ? ws->follows - first : 0;
+	ws->n = n - first;
+	/* Mostly none follow, and @follows is 0 already. */
+	if (follows)
+		ws->follows = follows > first ? follows - first : 0;
 }
 
 /* Drop the ended walks (node PPF_NIL), keeping the others in order. */
@@ -227,22 +235,17 @@ static u32 ppf_cm_step_slow(struct ppf_context_model *cm, struct ppf_walks *ws,
 }
 
 static __always_inline void ppf_cm_learn(struct ppf_context_model *cm,
-					 struct ppf_walks *ws, u32 file)
+					 struct ppf_walks *ws, u32 file,
+					 bool extended)
 {
 	struct ppf_node *nodes = cm->trie.pool.nodes;
 	u32 *node = ws->node, *p, *end;
 	u64 shrinks = cm->shrinks;
-	u32 n = ws->n, follows = ws->follows;
+	u32 n = ws->n, follows = ws->follows, clock = ws->clock;
 	u32 i, root, ended = 0, first;
-	bool last;
 
-	/*
-	 * A walk at the model order counts this step and ends.  Depths fall
-	 * strictly from the oldest walk on, none above the model order: only
-	 * the oldest can be there.
-	 */
-	last = n && ws->clock - ws->start[0] + 1 >= cm->max_order;
-	ws->clock++;
+	/* Locals: the stores to the walks could alias the slot's fields. */
+	ws->clock = ++clock;
 	/*
 	 * Step every walk, including those a shrink ended since this
 	 * context's last event (the slow way ends them again).  A shrink ends
@@ -252,6 +255,19 @@ static __always_inline void ppf_cm_learn(struct ppf_context_model *cm,
 	for (i = 0; i < follows; i++) {
 		node[i] = ppf_cm_step_slow(cm, ws, i, file);
 		ended += node[i] == PPF_NIL;
+	}
+	/*
+	 * EPCM's pattern grows at its end: a leaf gets its first child and
+	 * the walk ends.  On a learnt stream that is the oldest walk's step
+	 * (the longest pattern ends first), done here, outside the loop,
+	 * when there are other walks (on a random stream, where patterns do
+	 * not grow, there is mostly one).
+	 */
+	if (extended && n > i + 1 && node[i] != PPF_NIL &&
+	    nodes[node[i]].child == PPF_NIL) {
+		ppf_trie_add_leaf(&cm->trie, ws->root[i], node[i], file);
+		node[i++] = PPF_NIL;
+		ended++;
 	}
 	for (p = node + i, end = node + n; p < end; p++) {
 		u32 ch = nodes[*p].child;
@@ -277,14 +293,20 @@ static __always_inline void ppf_cm_learn(struct ppf_context_model *cm,
 		*p = ch;
 		ended += ch == PPF_NIL;
 	}
-	if (last && node[0] != PPF_NIL) {
+	/*
+	 * A walk at the model order (its depth was clock - start before this
+	 * step) has counted this step and ends.  Depths fall strictly from
+	 * the oldest walk on, none above the model order: only the oldest can
+	 * be there.
+	 */
+	if (n && node[0] != PPF_NIL && clock - ws->start[0] >= cm->max_order) {
 		node[0] = PPF_NIL;
 		ended++;
 	}
 	/* The oldest that ended just leave the window. */
 	for (first = 0; first < n && node[first] == PPF_NIL; first++)
 		;
-	ppf_walks_advance(ws, first);
+	ppf_walks_advance(ws, n, follows, first);
 	/* Touching the root may halve or reclaim and end walks too. */
 	root = ppf_trie_touch_root(&cm->trie, file);
 	/* Ended walks left inside, or a step or the touch freed nodes. */
@@ -292,18 +314,19 @@ static __always_inline void ppf_cm_learn(struct ppf_context_model *cm,
 		ppf_cm_compact(ws);
 	if (root == PPF_NIL)
 		return;
-	if (ws->node + ws->n == ws->mem + PPF_WALK_ROOM(cm->max_order)) {
-		size_t room = PPF_WALK_ROOM(cm->max_order);
+	n = ws->n;
+	if (ws->node + n == ws->mem + cm->walk_room) {
+		size_t room = cm->walk_room;
 
-		memmove(ws->mem, ws->node, ws->n * sizeof(u32));
-		memmove(ws->mem + room, ws->root, ws->n * sizeof(u32));
-		memmove(ws->mem + 2 * room, ws->start, ws->n * sizeof(u32));
+		memmove(ws->mem, ws->node, n * sizeof(u32));
+		memmove(ws->mem + room, ws->root, n * sizeof(u32));
+		memmove(ws->mem + 2 * room, ws->start, n * sizeof(u32));
 		ppf_walks_rewind(ws, room);
 	}
-	ws->node[ws->n] = root;
-	ws->root[ws->n] = root;
-	ws->start[ws->n] = ws->clock;
-	ws->n++;
+	ws->node[n] = root;
+	ws->root[n] = root;
+	ws->start[n] = clock;
+	ws->n = n + 1;
 }
 
 static u16 ppf_likelihood(u32 count, u32 total)
@@ -912,7 +935,7 @@ ppf_cm_event(struct ppf_model *model, u32 slot, u32 file,
 	struct ppf_context_model *cm = to_cm(model);
 	struct ppf_walks *ws = &cm->slots[slot];
 
-	ppf_cm_learn(cm, ws, file);
+	ppf_cm_learn(cm, ws, file, extended);
 	return ppf_cm_predict(cm, ws, extended ? &cm->chains[slot] : NULL,
 			      file, out, max_out, model->say, extended);
 }
@@ -1088,6 +1111,7 @@ struct ppf_model *ppf_context_model_create(const struct ppf_model_params *params
 	cm->extended = params->kind == PPF_MODEL_EPCM;
 	cm->base.ops = cm->extended ? &ppf_epcm_ops : &ppf_pcm_ops;
 	cm->max_order = params->model_order;
+	cm->walk_room = per_slot;
 	cm->nslots = params->max_contexts;
 	cm->slots = ppf_zalloc((size_t)cm->nslots * sizeof(*cm->slots));
 	cm->walk_store = ppf_zalloc((size_t)cm->nslots * per_slot *
