@@ -425,8 +425,9 @@ static inline void ppf_filter_set(u64 *filter, u32 file)
  * @tail_may_jump: the tail was not reached by a jump
  * @kept: events the chain has stood since it was made
  * @epoch: the model's epoch when the chain began (ppf_model_restate())
- * @named: a filter of the files named since the window last slid back: a
- *	clear bit proves a file not in the chain
+ * @named: a filter of the files named since the window last slid back
+ *	(and of the other files predicted with them): a clear bit proves a
+ *	file not in the chain
  * @mem: the context's room: twice max_predictions files
  * @expect: the file found most likely next at the context's last event
  * @surprise: the context's last surprise (surprise_table.h)
@@ -523,29 +524,62 @@ static void ppf_chain_extend(const struct ppf_context_model *cm,
 			     unsigned int nalt, u32 max_len)
 {
 	const struct ppf_node *nodes = cm->trie.pool.nodes;
-	const u64 threshold = cm->base.params.threshold_pct;
 	u32 node = c->tail, prev = c->tail_prev, total = c->tail_total;
 	bool may_jump = c->tail_may_jump; /* not just after a jump */
 	struct ppf_prediction *pred = c->pred;
 	u32 len = c->len, likelihood;
-	u64 with_alt[PPF_FILTER_WORDS];
-	const u64 *named = c->named;
+	u64 *named = c->named;
 	unsigned int i;
 
 	if (node == PPF_NIL || len >= max_len)
 		return;
 	likelihood = pred[len - 1].likelihood;
-	/* The other files too, in a copy: they are not the chain's. */
-	if (nalt) {
-		memcpy(with_alt, c->named, sizeof(with_alt));
-		for (i = 0; i < nalt; i++)
-			ppf_filter_set(with_alt, alt[i].file);
-		named = with_alt;
-	}
+	/*
+	 * The other files join the chain's filter: they are not to be named
+	 * again either, and a set bit is only a reason to look (a clear one
+	 * proves a file new), so a bit left set for them when they are gone
+	 * costs a look, never a prediction.  ppf_chain_room() rebuilds the
+	 * filter from the chain alone.
+	 */
+	for (i = 0; i < nalt; i++)
+		ppf_filter_set(named, alt[i].file);
 	while (len < max_len) {
 		const struct ppf_node *nd = &nodes[node];
 		u32 best = nd->child, best_count, file, l;
 
+		/*
+		 * The step of a learnt stream, most of a chain made afresh: a
+		 * first child counted as often as its parent (likelihood 1),
+		 * not named yet.  It takes only this loop, which keeps few
+		 * values live: the file before a node is the chain's one
+		 * before its last (the chain's last file is its tail's), so it
+		 * is read back once the loop ends.
+		 */
+		if (best != PPF_NIL && total != 0) {
+			u32 from = len;
+
+			do {
+				best_count = ppf_node_count(&nodes[best]);
+				file = nodes[best].file;
+				if (best_count < total ||
+				    ppf_filter_test(named, file))
+					break;
+				ppf_filter_set(named, file);
+				pred[len].file = file;
+				pred[len].likelihood = likelihood;
+				len++;
+				node = best;
+				total = best_count - 1;
+				best = nodes[node].child;
+			} while (len < max_len && best != PPF_NIL && total != 0);
+			if (len != from) {
+				prev = pred[len - 2].file;
+				may_jump = true;
+				if (len == max_len)
+					break;
+				nd = &nodes[node];
+			}
+		}
 		if (best == PPF_NIL && may_jump) {
 			u32 to = ppf_cm_jump(cm, prev, nd->file);
 
@@ -569,7 +603,7 @@ static void ppf_chain_extend(const struct ppf_context_model *cm,
 		 * most 100%), and multiplying by 1 changes nothing.
 		 */
 		if (best_count < total) {
-			if ((u64)best_count * 100 < threshold * total)
+			if (!ppf_cm_meets_threshold(cm, best_count, total))
 				break;
 			l = ppf_likelihood(best_count, total);
 			likelihood = likelihood * l / PPF_LIKELIHOOD_ONE;
@@ -583,9 +617,7 @@ static void ppf_chain_extend(const struct ppf_context_model *cm,
 		    (ppf_predicted(pred, len, file) ||
 		     ppf_predicted(alt, nalt, file)))
 			break;
-		ppf_filter_set(c->named, file);
-		if (nalt)
-			ppf_filter_set(with_alt, file);
+		ppf_filter_set(named, file);
 		pred[len].file = file;
 		pred[len].likelihood = likelihood;
 		len++;
@@ -605,8 +637,11 @@ static void ppf_chain_extend(const struct ppf_context_model *cm,
  * The short way of ppf_chain_extend(), which dominates a learnt stream: a
  * chain that stood, one file short of @max_len, with no other files to
  * keep out, whose tail's first child is counted as often as the tail
- * (likelihood 1) and not named yet.  Adds that file and returns true;
- * returns false, having changed nothing, if any of that fails.
+ * (likelihood 1).  Adds that file, or leaves the chain as it is if the
+ * file is in it already (ppf_chain_extend() ends it there too), and
+ * returns true; returns false, having changed nothing, if any of that
+ * fails.  The filter's false alarms (about one step in ten) are checked
+ * here, not by ppf_chain_extend().
  */
 static inline bool ppf_chain_extend_short(const struct ppf_context_model *cm,
 					  struct ppf_chain *c,
@@ -619,9 +654,11 @@ static inline bool ppf_chain_extend_short(const struct ppf_context_model *cm,
 		return false;
 	best = nodes[node].child;
 	count = ppf_node_count(&nodes[best]);
-	if (best == PPF_NIL || count < total ||
-	    ppf_filter_test(c->named, nodes[best].file))
+	if (best == PPF_NIL || count < total)
 		return false;
+	if (ppf_filter_test(c->named, nodes[best].file) &&
+	    ppf_predicted(c->pred, len, nodes[best].file))
+		return true;
 	c->pred[len].file = nodes[best].file;
 	c->pred[len].likelihood = c->pred[len - 1].likelihood;
 	c->len = len + 1;
@@ -631,6 +668,31 @@ static inline bool ppf_chain_extend_short(const struct ppf_context_model *cm,
 	c->tail_total = count - 1;
 	c->tail_may_jump = true;
 	return true;
+}
+
+/*
+ * A chain that stood, at an event whose only likely next file is its
+ * first, told what is news: the short way of the rest of ppf_cm_predict(),
+ * which dominates a learnt stream.  If the chain's window has room and
+ * ppf_chain_extend_short() applies, writes the file it added, if any, at
+ * @out[0] and returns how many it wrote; else returns -1, having changed
+ * nothing.
+ */
+static inline int ppf_chain_grow_news(const struct ppf_context_model *cm,
+				      struct ppf_chain *c,
+				      struct ppf_prediction *out,
+				      unsigned int max_out)
+{
+	u32 len = c->len;
+
+	if (c->pred - c->mem > cm->base.params.max_predictions ||
+	    !ppf_chain_extend_short(cm, c, 0, max_out))
+		return -1;
+	if (c->len == len)
+		return 0;
+	out[0] = c->pred[len];
+	out[0].lead = len + 1;
+	return 1;
 }
 
 /*
@@ -761,16 +823,21 @@ ppf_chain_afresh_news(const struct ppf_context_model *cm, struct ppf_chain *c,
 		      unsigned int n, unsigned int max_out)
 {
 	u32 told[PPF_MAX_PREDICTIONS];
-	unsigned int i, k = n, ntold = c->len - 1;
+	const struct ppf_prediction *pred = c->pred;
+	unsigned int i, k = n, ntold = c->len - 1, len;
 
-	for (i = 0; i < ntold; i++)
-		told[i] = c->pred[i + 1].file;
+	/* The old chain's file i + 1 was due when the new one's i is. */
+	for (i = 1; i < ntold; i++)
+		told[i] = pred[i + 1].file;
 	ppf_chain_start(cm, c, &out[0], node, prev);
 	ppf_chain_extend(cm, c, out + 1, n - 1, max_out - (n - 1));
-	for (i = 1; i < c->len && k < max_out; i++) {
-		if (i < ntold && told[i] == c->pred[i].file && told[i] != file)
+	/* Locals: the stores to @out could alias the chain's fields. */
+	pred = c->pred;
+	len = c->len;
+	for (i = 1; i < len && k < max_out; i++) {
+		if (i < ntold && told[i] == pred[i].file && told[i] != file)
 			continue;
-		out[k] = c->pred[i];
+		out[k] = pred[i];
 		out[k++].lead = i + 1;
 	}
 	return k;
@@ -798,6 +865,7 @@ ppf_cm_predict(struct ppf_context_model *cm, const struct ppf_walks *ws,
 	struct ppf_prediction *alt;
 	u32 ctx = PPF_NIL;
 	bool surprised;
+	int grown;
 
 	/*
 	 * The deepest context first: the walks are oldest first.  A leaf
@@ -841,8 +909,13 @@ ppf_cm_predict(struct ppf_context_model *cm, const struct ppf_walks *ws,
 			/* The first child is the chain's, named already. */
 			from = c->len;
 			k = n - 1;
-			if (k)
+			if (k) {
 				memmove(out, out + 1, k * sizeof(*out));
+			} else if (!surprised) {
+				grown = ppf_chain_grow_news(cm, c, out, max_out);
+				if (grown >= 0)
+					return grown;
+			}
 			alt = out;
 		}
 	} else if (say == PPF_SAY_NEWS && ppf_chain_told(cm, c)) {
