@@ -146,6 +146,24 @@ resident_kb() {
 	fi
 }
 
+# KiB of B, C and D in the page cache, on one line ("256256256": all three).
+bcd() { echo "$(resident_kb B)$(resident_kb C)$(resident_kb D)"; }
+
+# One pass of the trained A -> B C D chain from a cold cache, with the
+# settings in place: "COLD SKIPPED_INFLIGHT_DELTA BCD_AFTER_A", where the
+# delta counts the plan's waits for room in flight. Reads B C D X after,
+# so that the next pass finds the chain as learnt.
+inflight_pass() {
+	drop_caches
+	cold=$(bcd)
+	s=$(stat_of skipped_inflight)
+	cat A > /dev/null
+	settle
+	echo "$cold $(($(stat_of skipped_inflight) - s)) $(bcd)"
+	cat B C D X > /dev/null
+	settle 0
+}
+
 # Close the held descriptors (before unmounting).
 release() {
 	while [ $next_fd -gt 3 ]; do

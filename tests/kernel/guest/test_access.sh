@@ -69,7 +69,6 @@ hold B C D E G H Q prog
 always_prefetch
 set_ppf enabled 1
 
-bcd() { echo "$(resident_kb B)$(resident_kb C)$(resident_kb D)"; }
 as() { uid=$1; shift; /ppf/runas "$uid" "$@"; }
 
 # ---- exec events ----------------------------------------------------------

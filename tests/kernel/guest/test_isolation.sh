@@ -24,7 +24,6 @@ train_as() {
 		as "$1" sh -c 'cat A B C D > /dev/null; cat X > /dev/null'
 	done
 }
-bcd() { echo "$(resident_kb B)$(resident_kb C)$(resident_kb D)"; }
 
 check "users can read the data disk" eval 'as 1000 cat A > /dev/null'
 

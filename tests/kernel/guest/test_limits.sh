@@ -39,7 +39,6 @@ always_prefetch
 model_only
 set_ppf enabled 1
 
-bcd() { echo "$(resident_kb B)$(resident_kb C)$(resident_kb D)"; }
 # A reset and a cold cache, before training: on a kernel without the read
 # tracepoints (6.1) reads are learnt from the pages they add to the page
 # cache, so a file read wholly from the cache would be learnt as read
@@ -91,23 +90,16 @@ fi
 set_ppf max_prefetch_kb 2048
 
 # ---- max_inflight_kb ------------------------------------------------------
-# With max_inflight_kb $1: "COLD SKIPPED_INFLIGHT_DELTA BCD_AFTER_A".
-inflight_pass() {
+# inflight_pass (lib.sh) with max_inflight_kb $1; "refused" if it is.
+limits_pass() {
 	set_ppf max_inflight_kb "$1" || { echo "refused"; return; }
-	drop_caches
-	cold=$(bcd)
-	s=$(stat_of skipped_inflight)
-	cat A > /dev/null
-	settle
+	inflight_pass
 	counters >&2
-	echo "$cold $(($(stat_of skipped_inflight) - s)) $(bcd)"
-	cat B C D X > /dev/null
-	settle 0
 }
 fresh
 train
 settle
-set -- $(inflight_pass 16384)
+set -- $(limits_pass 16384)
 echo "max_inflight_kb 16384: B C D cold $1, after A $3, skipped_inflight +$2"
 if premise "max_inflight_kb 16384: B C D cold before A is opened" eq "$1" 000; then
 	check "max_inflight_kb 16384: B C D prefetched after A" eq "$3" 256256256
@@ -116,7 +108,7 @@ else
 	skip "max_inflight_kb 16384: B C D prefetched after A" "premise"
 	skip "max_inflight_kb 16384: their 768 KiB started without waiting" "premise"
 fi
-set -- $(inflight_pass 256)
+set -- $(limits_pass 256)
 echo "max_inflight_kb 256: B C D cold $1, after A $3, skipped_inflight +$2"
 if premise "max_inflight_kb 256: B C D cold before A is opened" eq "$1" 000; then
 	check "max_inflight_kb 256: the plan waited while one 256 KiB chunk was in flight" ge "$2" 1

@@ -30,7 +30,6 @@ always_prefetch
 model_only
 set_ppf enabled 1
 
-bcd() { echo "$(resident_kb B)$(resident_kb C)$(resident_kb D)"; }
 blk=${dev##*/}
 majmin=$(cat /sys/block/$blk/dev)
 rot=/sys/block/$blk/queue/rotational
@@ -64,17 +63,6 @@ check "rate: the queue is max_inflight_ms ($ms) of it, at least 512 KiB ($want k
 	eq "${queue:-none}" "$want"
 
 # ---- bound ------------------------------------------------------------------
-# "COLD SKIPPED_INFLIGHT_DELTA BCD_AFTER_A" with the settings in place.
-inflight_pass() {
-	drop_caches
-	cold=$(bcd)
-	s=$(stat_of skipped_inflight)
-	cat A > /dev/null
-	settle
-	echo "$cold $(($(stat_of skipped_inflight) - s)) $(bcd)"
-	cat B C D X > /dev/null
-	settle 0
-}
 set_ppf reset 1
 drop_caches
 train
