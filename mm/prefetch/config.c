@@ -29,6 +29,7 @@ struct ppf_config ppf_config = {
 	.backoff = 1,
 	.metadata = 1,
 	.sweep = 1,
+	.task_runs = 1,
 	.lookahead = PPF_MAX_PREDICTIONS,
 	.contexts = PPF_CONTEXTS_TASK,
 	.isolation = PPF_ISOLATION_NONE,

@@ -68,6 +68,7 @@ static void ppf_forget_all(bool deep)
 	ppf_worker_restart_count();
 	ppf_lookahead_reset(deep);
 	ppf_payoff_reset();
+	ppf_runs_reset();
 }
 
 /**
@@ -268,6 +269,7 @@ void ppf_engine_exit(void)
 	ppf_plan_forget_all();
 	ppf_forget_over(0);
 	ppf_prefetch_forget_all();
+	ppf_runs_reset();
 	old = ppf_worker_set_models(NULL);
 	mutex_unlock(&ppf_worker_mutex);
 	ppf_domains_destroy(old);

@@ -246,6 +246,20 @@ static bool ppf_inflight_demanded(u32 id, u64 seq)
 }
 
 /**
+ * ppf_inflight_now() - pages of prefetches in flight, the finished let go
+ *
+ * The caller holds ppf_worker_mutex.
+ *
+ * Return: the pages.
+ */
+unsigned long ppf_inflight_now(void)
+{
+	lockdep_assert_held(&ppf_worker_mutex);
+	ppf_inflight_reap();
+	return ppf_inflight_pages;
+}
+
+/**
  * ppf_inflight_room() - may a chunk start without passing a limit?
  * @nr: pages of it not cached
  * @limit: most pages in flight (max_inflight_kb)
@@ -421,22 +435,27 @@ unsigned long ppf_prefetch_pending_pages(void)
  * @f: the file
  *
  * The caller holds ppf_worker_mutex.
+ *
+ * Return: whether it was, late: still being read at the open.
  */
-void ppf_prefetch_opened(struct ppf_file *f)
+bool ppf_prefetch_opened(struct ppf_file *f)
 {
 	struct ppf_prefetch_state *st = &f->prefetch;
+	bool late = false;
 
 	lockdep_assert_held(&ppf_worker_mutex);
 	if (st->pending_seq) {
 		if (ppf_inflight_demanded(f->id, st->pending_seq)) {
 			ppf_stat_inc(prefetch_late);
 			ppf_lookahead_late();
+			late = true;
 		}
 		ppf_pending_judged(f, false);
 		ppf_stat_inc(prefetch_useful);
 		ppf_payoff_useful(ppf_sb_dev(f->sb),
 				  max_t(u32, st->pending_chunks, 1));
 	}
+	return late;
 }
 
 /**

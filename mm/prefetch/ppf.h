@@ -142,6 +142,9 @@
  *	(metadata.c)
  * @sweep: read the files a directory's last two visits shared together,
  *	in inode order, at the next visit's first open or prediction (sweep.c)
+ * @task_runs: read the files a task's last two runs that began the same
+ *	way shared together, in inode order, at the next one's first open
+ *	(run_set.c)
  * @contexts: what a context (a stream of opens the model follows) is: a
  *	PPF_CONTEXTS_* value (context.c)
  * @isolation: whose patterns predict whose opens: a PPF_ISOLATION_* value
@@ -174,6 +177,7 @@ struct ppf_config {
 	unsigned int backoff;
 	unsigned int metadata;
 	unsigned int sweep;
+	unsigned int task_runs;
 	unsigned int lookahead;
 	unsigned int contexts;
 	unsigned int isolation;
@@ -280,6 +284,9 @@ extern struct mutex ppf_config_mutex;
  *	learn them (page_map.c)
  * @sweeps: directories swept: their files read together (sweep.c)
  * @sweep_files: files whose readahead a sweep started or found not needed
+ * @run_sweeps: times a task's run read ahead what its key's last two runs
+ *	shared (run_set.c)
+ * @run_sweep_files: files whose readahead those started or found not needed
  * @opened_planned: mapped files planned at their own open, their learned
  *	pages read as a batch (worker.c)
  * @hook_open_ns: time spent in ppf_event_open(), if measured
@@ -337,6 +344,8 @@ struct ppf_stats {
 	u64 opened_planned;
 	u64 sweeps;
 	u64 sweep_files;
+	u64 run_sweeps;
+	u64 run_sweep_files;
 	u64 hook_open_ns;
 	u64 hook_read_ns;
 	u64 dropped[PPF_DROP_NR];
@@ -694,6 +703,8 @@ struct ppf_dir_visits {
  *	another reader's (worker mutex): it is not looked up again (DOC:
  *	Metadata)
  * @visits: its directory, and the visits of that directory it was opened in
+ * @run_stamp: the latest task run that noted its open (run_set.c)
+ * @run_mark: run_set.c's mark while it finds what two runs shared
  */
 struct ppf_file {
 	struct hlist_node key_node;
@@ -723,6 +734,8 @@ struct ppf_file {
 	u64 dir_ino;
 	bool lookup_idle;
 	struct ppf_dir_visits visits;
+	u32 run_stamp;
+	u32 run_mark;
 };
 
 /*
@@ -876,6 +889,7 @@ void ppf_io_class_meta(struct super_block *sb);
 
 /* inflight.c: the ledger of readahead in flight and prefetches pending */
 bool ppf_inflight_room(unsigned long nr, unsigned long limit);
+unsigned long ppf_inflight_now(void);
 void ppf_inflight_add(u32 id, pgoff_t first, unsigned long span,
 		      unsigned long nr, u64 seq, struct address_space *mapping);
 void ppf_pending_add(struct ppf_file *f, u64 seq);
@@ -886,7 +900,7 @@ bool ppf_prefetch_in_flight(void);
 unsigned long ppf_prefetch_retired(void);
 unsigned long ppf_prefetch_inflight_kb(void);
 void ppf_prefetch_reap(u64 seq);
-void ppf_prefetch_opened(struct ppf_file *f);
+bool ppf_prefetch_opened(struct ppf_file *f);
 void ppf_prefetch_forget_file(struct ppf_file *f);
 void ppf_prefetch_forget_all(void);
 
@@ -999,6 +1013,11 @@ void ppf_dir_leave(struct ppf_file *f);
 void ppf_sweep_opened(struct ppf_file *f, const struct cred *cred, u64 seq);
 void ppf_sweep_predicted(struct ppf_file *f, const struct cred *cred,
 			 u64 seq);
+
+/* run_set.c */
+void ppf_run_opened(struct ppf_file *f, u32 ctx, const struct cred *cred,
+		    u64 seq, bool act, bool late);
+void ppf_runs_reset(void);
 
 /* forget.c: a file forgotten by the plan, readahead and the table, in turn */
 void ppf_forget_file(struct ppf_file *f);

@@ -156,6 +156,22 @@ TRACE_EVENT(ppf_sweep,
 		      __entry->done)
 );
 
+TRACE_EVENT(ppf_run_sweep,
+	    TP_PROTO(u32 ctx, u32 first, unsigned int files, unsigned int done),
+	    TP_ARGS(ctx, first, files, done),
+	    TP_STRUCT__entry(__field(u32, ctx)
+			     __field(u32, first)
+			     __field(unsigned int, files)
+			     __field(unsigned int, done)),
+	    TP_fast_assign(__entry->ctx = ctx;
+			   __entry->first = first;
+			   __entry->files = files;
+			   __entry->done = done;),
+	    TP_printk("ctx=%u first=%u files=%u done=%u",
+		      __entry->ctx, __entry->first, __entry->files,
+		      __entry->done)
+);
+
 TRACE_EVENT(ppf_lookup,
 	    TP_PROTO(dev_t dev, u64 ino, const char *name, bool found,
 		     u64 wait_ns),

@@ -118,6 +118,8 @@ static int ppf_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "opened_planned %llu\n", s.opened_planned);
 	seq_printf(m, "sweeps %llu\n", s.sweeps);
 	seq_printf(m, "sweep_files %llu\n", s.sweep_files);
+	seq_printf(m, "run_sweeps %llu\n", s.run_sweeps);
+	seq_printf(m, "run_sweep_files %llu\n", s.run_sweep_files);
 	if (static_branch_unlikely(&ppf_measure_hooks)) {
 		seq_printf(m, "hook_open_ns %llu\n", s.hook_open_ns);
 		seq_printf(m, "hook_read_ns %llu\n", s.hook_read_ns);

@@ -514,6 +514,7 @@ static struct ctl_table ppf_sysctl_table[] = {
 	PPF_UINT("backoff", &ppf_config.backoff, 0, 1, NULL),
 	PPF_UINT("metadata", &ppf_config.metadata, 0, 1, NULL),
 	PPF_UINT("sweep", &ppf_config.sweep, 0, 1, NULL),
+	PPF_UINT("task_runs", &ppf_config.task_runs, 0, 1, NULL),
 	PPF_UINT("lookahead", &ppf_config.lookahead, 1, PPF_MAX_PREDICTIONS,
 		 NULL),
 	/* 24 bytes an open: at most 24 MiB. */

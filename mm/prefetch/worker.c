@@ -76,6 +76,7 @@ static void ppf_worker_open(struct ppf_event *ev)
 	struct ppf_model *model;
 	unsigned int i, n;
 	u64 model_start, surprises, spent;
+	bool late;
 	u32 id;
 
 	if (!f) {
@@ -85,7 +86,7 @@ static void ppf_worker_open(struct ppf_event *ev)
 	if (!f->visits.dir && ev->parent_ino)
 		ppf_dir_join(f, ev->parent_ino);
 	ppf_file_learn_meta(f, ev);
-	ppf_prefetch_opened(f);
+	late = ppf_prefetch_opened(f);
 	ppf_plan_opened(f);
 	ppf_file_map_pages(f, ev->pages);
 	id = f->id;
@@ -94,7 +95,10 @@ static void ppf_worker_open(struct ppf_event *ev)
 	if (!ev->learn_only) {
 		ppf_plan_own_pages(f, ev->cred);
 		ppf_sweep_opened(f, ev->cred, ppf_seq);
+		ppf_run_opened(f, ev->ctx, ev->cred, ppf_seq, true, late);
 		ppf_forget_gone();
+	} else {
+		ppf_run_opened(f, ev->ctx, ev->cred, ppf_seq, false, late);
 	}
 	model_start = ktime_get_ns();
 	model = ppf_domain_model(ppf_domains, ev->domain);

@@ -98,6 +98,10 @@ TESTS: List[Test] = [
     # MiB/s, so that the rate is known and 20 ms of it is under two chunks.
     Test("queue", "test_queue.sh", disks=("limits",),
          append=null_blk_params(completion_nsec=1_000_000, hw_queue_depth=8, mbps=16)),
+    # Task runs: a run the model fell behind in has what its key's last two
+    # runs shared read at its start.  Every request takes 1 ms.
+    Test("runs", "test_runs.sh", disks=("limits",),
+         append=null_blk_params(completion_nsec=1_000_000, hw_queue_depth=8)),
     # Exec events, reads through mappings, unprivileged access.
     Test("access", "test_access.sh", disks=("data",)),
     Test("predict-debian", "test_predict.sh", variant="debian", disks=("data",)),

@@ -211,6 +211,10 @@ static void ppf_status_words(FILE *out, const struct ppf_sample *s)
 		fprintf(out, "sweeps:     %" PRIu64 " directories swept, %" PRIu64 " of their files read together in inode order\n",
 			ppf_counter(cs, "sweeps"),
 			ppf_counter(cs, "sweep_files"));
+	if (ppf_counter(cs, "run_sweeps"))
+		fprintf(out, "task runs:  %" PRIu64 " batches of a run's files read at its start, %" PRIu64 " files, in inode order\n",
+			ppf_counter(cs, "run_sweeps"),
+			ppf_counter(cs, "run_sweep_files"));
 	if (ppf_counter(cs, "payoff_cost_us") || ppf_counter(cs, "payoff_pauses"))
 		fprintf(out, "backoff:    reads spared worth %.3f s against %.3f s of the worker acting on them; %" PRIu64 " windows paid, devices paused %" PRIu64 " times where prefetching cost more than it saved\n",
 			ppf_counter(cs, "payoff_benefit_us") / 1e6,

@@ -211,13 +211,14 @@ always_prefetch() {
 	set_ppf backoff 0
 }
 
-# model_only: no directory sweeps (sweep.c), for the checks of what the
-# model's predictions alone prefetch, and when.  They train on a few files
-# of one directory opened back to back, which a sweep reads all at once
-# (a round: the directory passed through again); test_predict.sh tests
-# sweeps themselves.
+# model_only: no directory sweeps (sweep.c) and no task runs (run_set.c),
+# for the checks of what the model's predictions alone prefetch, and when.
+# They train on a few files of one directory opened back to back, which a
+# sweep reads all at once (a round: the directory passed through again);
+# test_predict.sh tests sweeps themselves, test_runs.sh task runs.
 model_only() {
 	set_ppf sweep 0
+	set_ppf task_runs 0
 }
 
 # trained_cold: the model's predictions alone, every one acted on

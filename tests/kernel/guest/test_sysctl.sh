@@ -1,8 +1,8 @@
 # test_sysctl.sh - every sysctl refuses bad values with EINVAL, keeping the old
 . /ppf/guest/lib.sh
 
-# 19 names x 4 in the first loop, 11 in the second, 108 checks after them.
-plan 214
+# 20 names x 4 in the first loop, 11 in the second, 112 checks after them.
+plan 222
 load_ppf || bail "insmod"
 
 accept() {
@@ -12,7 +12,7 @@ accept() {
 for name in enabled partition_size model_order threshold max_prefetch_kb \
 	    default_prefetch_kb max_inflight_kb memory_kb max_files backoff \
 	    metadata sweep lookahead max_contexts max_domains save_events skip_new_files_ms \
-	    max_inflight_ms reset; do
+	    max_inflight_ms task_runs reset; do
 	check "$name: negative refused" refuse $name -1
 	check "$name: huge refused" refuse $name 99999999999
 	check "$name: non-numeric refused" refuse $name abc
@@ -54,6 +54,10 @@ check "sweep: on by default" eq "$(cat $PPF/sweep)" 1
 check "sweep: 2 refused" refuse sweep 2
 check "sweep: 0 accepted" accept sweep 0
 check "sweep: 1 accepted" accept sweep 1
+check "task_runs: on by default" eq "$(cat $PPF/task_runs)" 1
+check "task_runs: 2 refused" refuse task_runs 2
+check "task_runs: 0 accepted" accept task_runs 0
+check "task_runs: 1 accepted" accept task_runs 1
 check "lookahead: 64 by default" eq "$(cat $PPF/lookahead)" 64
 check "lookahead: 65 refused" refuse lookahead 65
 check "lookahead: 1 accepted" accept lookahead 1
