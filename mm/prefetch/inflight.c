@@ -155,6 +155,20 @@ static void ppf_inflight_reap(void)
 }
 
 /**
+ * ppf_inflight_now() - pages of prefetches in flight, the finished let go
+ *
+ * The caller holds ppf_worker_mutex.
+ *
+ * Return: the pages.
+ */
+unsigned long ppf_inflight_now(void)
+{
+	lockdep_assert_held(&ppf_worker_mutex);
+	ppf_inflight_reap();
+	return ppf_inflight_pages;
+}
+
+/**
  * ppf_prefetch_busy() - is prefetched data still being read?
  *
  * Retires what has finished first.  The caller holds ppf_worker_mutex.
@@ -163,9 +177,7 @@ static void ppf_inflight_reap(void)
  */
 bool ppf_prefetch_busy(void)
 {
-	lockdep_assert_held(&ppf_worker_mutex);
-	ppf_inflight_reap();
-	return ppf_inflight_pages != 0;
+	return ppf_inflight_now() != 0;
 }
 
 /**
@@ -210,8 +222,7 @@ unsigned long ppf_prefetch_inflight_kb(void)
 	unsigned long pages;
 
 	mutex_lock(&ppf_worker_mutex);
-	ppf_inflight_reap();
-	pages = ppf_inflight_pages;
+	pages = ppf_inflight_now();
 	mutex_unlock(&ppf_worker_mutex);
 	return pages << (PAGE_SHIFT - 10);
 }
@@ -243,20 +254,6 @@ static bool ppf_inflight_demanded(u32 id, u64 seq)
 	}
 	ppf_inflight_skip_retired();
 	return late;
-}
-
-/**
- * ppf_inflight_now() - pages of prefetches in flight, the finished let go
- *
- * The caller holds ppf_worker_mutex.
- *
- * Return: the pages.
- */
-unsigned long ppf_inflight_now(void)
-{
-	lockdep_assert_held(&ppf_worker_mutex);
-	ppf_inflight_reap();
-	return ppf_inflight_pages;
 }
 
 /**

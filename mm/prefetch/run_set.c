@@ -150,13 +150,9 @@ static void ppf_run_key_judge(struct ppf_run_key *k)
 			    k->late * PPF_RUN_LATE_SHARE >= k->nr[0];
 }
 
-/* A run begins with @key: the latest run becomes the one before. */
-static struct ppf_run_key *ppf_run_key_begin(u64 key, u32 *slot)
+/* A run begins with @key, in @k: the latest run becomes the one before. */
+static void ppf_run_key_begin(struct ppf_run_key *k, u64 key)
 {
-	struct ppf_run_key *k;
-
-	*slot = hash_64(key, PPF_RUN_KEY_BITS);
-	k = &ppf_run_keys[*slot];
 	if (k->key != key) {
 		ppf_run_key_clear(k);
 		k->key = key;
@@ -171,7 +167,6 @@ static struct ppf_run_key *ppf_run_key_begin(u64 key, u32 *slot)
 	k->nr[0] = 0;
 	k->room[0] = 0;
 	k->gen++;
-	return k;
 }
 
 static int ppf_run_cmp_ino(const void *a, const void *b)
@@ -371,14 +366,14 @@ void ppf_run_opened(struct ppf_file *f, u32 ctx, const struct cred *cred,
 		key = (u64)ppf_run_last_id << 32 | f->id;
 		r->stamp = ++ppf_run_stamps;
 		r->first = f->id;
-		k = &ppf_run_keys[hash_64(key, PPF_RUN_KEY_BITS)];
-		k = &ppf_run_keys[hash_64(key, PPF_RUN_KEY_BITS)];
+		r->slot = hash_64(key, PPF_RUN_KEY_BITS);
+		k = &ppf_run_keys[r->slot];
 		if (k->key == key) {
 			ppf_run_key_judge(k);
 			if (act && ppf_runs_on() && k->behind)
 				ppf_run_shared(r, k);
 		}
-		k = ppf_run_key_begin(key, &r->slot);
+		ppf_run_key_begin(k, key);
 		k->swept = r->nr_sweep != 0;
 		r->gen = k->gen;
 	}
