@@ -228,6 +228,20 @@ static void ppf_plan_later(struct ppf_file *f, unsigned int i)
 }
 
 /*
+ * Is @f planned with its readahead under way (a large file's first chunks
+ * started)?  Then the plan goes on with it.
+ */
+static bool ppf_plan_under_way(struct ppf_file *f)
+{
+	int i;
+
+	if (!f->prefetch.planned)
+		return false;
+	i = ppf_plan_find(f);
+	return i >= 0 && ppf_plan_at(i)->next;
+}
+
+/*
  * Take @f out of the plan if it is planned and its readahead has not
  * started.  Returns true if its readahead is under way (it stays).
  */
@@ -432,14 +446,16 @@ void ppf_plan_own(struct ppf_file *f, const struct cred *cred, u64 seq)
  * @seq: the current event number
  *
  * Each file's first chunk is started now, ahead of the plan, in the order
- * of @files; a file planned and not started yet leaves the plan for it,
- * and what a large file has left after its first chunk goes into the plan,
- * due now.  A file whose readahead is under way, or that was prefetched a
- * few events ago or is known to be cached (ppf_prefetch_wanted()), is
- * passed over.  Stops at the first file there is no room for in flight or
- * in memory, or when as many files were found gone as the caller can be
- * handed.  The caller holds ppf_worker_mutex and forgets the files found
- * gone (ppf_plan_take_gone()) once it is done with @files.
+ * of @files; a file planned and not started yet leaves the plan once its
+ * first chunk starts here (one there is no room for stays planned, for the
+ * pacer to start when there is), and what a large file has left after its
+ * first chunk goes into the plan, due now.  A file whose readahead is
+ * under way, or that was prefetched a few events ago or is known to be
+ * cached (ppf_prefetch_wanted()), is passed over.  Stops at the first
+ * file there is no room for in flight or in memory, or when as many files
+ * were found gone as the caller can be handed.  The caller holds
+ * ppf_worker_mutex and forgets the files found gone (ppf_plan_take_gone())
+ * once it is done with @files.
  *
  * Return: how many of @files, from the first, were dealt with.
  */
@@ -456,8 +472,8 @@ unsigned int ppf_plan_sweep(struct ppf_file **files, unsigned int n,
 	ppf_prefetch_begin(&ps);
 	for (i = 0; i < n && ppf_nr_gone < ARRAY_SIZE(ppf_gone); i++) {
 		f = files[i];
-		if (ppf_plan_drop_unstarted(f))
-			continue;	/* under way */
+		if (ppf_plan_under_way(f))
+			continue;
 		/*
 		 * A file passed over is counted as a prediction skipped for
 		 * the same reason is, untraced (the sweep's own event says
@@ -476,6 +492,7 @@ unsigned int ppf_plan_sweep(struct ppf_file **files, unsigned int n,
 			struct ppf_plan p = { .id = f->id, .due = seq,
 					      .next = next };
 
+			ppf_plan_drop_unstarted(f);	/* started here */
 			if (next)
 				ppf_plan_new(f, &p, cred);
 			continue;
