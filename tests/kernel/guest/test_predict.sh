@@ -534,10 +534,22 @@ if [ -d /sys/kernel/config/nullb ] && mkdir $slow 2>/dev/null; then
 	set_ppf model_order 2
 	set_ppf max_inflight_kb 48
 	set_ppf reset 1
+	# Room for every request in the elevator: a sweep that waits for
+	# a request slot (one request at a time, a few slots) waits 10 ms,
+	# a read ends meanwhile, and the sweep finds room for R2 after all.
+	q=/sys/block/${slowdev##*/}/queue
+	sched=$(sed 's/.*\[\(.*\)\].*/\1/' $q/scheduler)
+	nr=$(cat $q/nr_requests)
+	echo mq-deadline > $q/scheduler
+	echo 1024 > $q/nr_requests
 	cat $sr > /dev/null
 	cat $sr > /dev/null
 	settle
-	drop_caches
+	# The page cache alone: with the inodes dropped too, a decode in the
+	# sweep waits for an inode block (10 ms), a read ends meanwhile, and
+	# the sweep finds room for R2 after all.
+	sync
+	echo 1 > /proc/sys/vm/drop_caches
 	echo 1 > /sys/kernel/tracing/events/predictive_prefetch/enable
 	echo > /sys/kernel/tracing/trace
 	cat /mnt2/sr/R1 > /dev/null
@@ -553,6 +565,8 @@ if [ -d /sys/kernel/config/nullb ] && mkdir $slow 2>/dev/null; then
 	else
 		skip "sweep short of room: R2, predicted, read ahead once there was room" "premise"
 	fi
+	echo "$sched" > $q/scheduler
+	echo "$nr" > $q/nr_requests 2>/dev/null
 	set_ppf max_inflight_kb "$inflight"
 	set_ppf model "$model"
 	set_ppf model_order "$order"
