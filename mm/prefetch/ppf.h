@@ -284,6 +284,8 @@ extern struct mutex ppf_config_mutex;
  *	learn them (page_map.c)
  * @sweeps: directories swept: their files read together (sweep.c)
  * @sweep_files: files whose readahead a sweep started or found not needed
+ * @sweeps_in_order: visits not swept: the directory's visit before
+ *	opened its files in inode order (DOC: Sweeps)
  * @run_sweeps: times a task's run read ahead what its key's last two runs
  *	shared (run_set.c)
  * @run_sweep_files: files whose readahead those started or found not needed
@@ -344,6 +346,7 @@ struct ppf_stats {
 	u64 opened_planned;
 	u64 sweeps;
 	u64 sweep_files;
+	u64 sweeps_in_order;
 	u64 run_sweeps;
 	u64 run_sweep_files;
 	u64 hook_open_ns;

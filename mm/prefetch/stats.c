@@ -118,6 +118,7 @@ static int ppf_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "opened_planned %llu\n", s.opened_planned);
 	seq_printf(m, "sweeps %llu\n", s.sweeps);
 	seq_printf(m, "sweep_files %llu\n", s.sweep_files);
+	seq_printf(m, "sweeps_in_order %llu\n", s.sweeps_in_order);
 	seq_printf(m, "run_sweeps %llu\n", s.run_sweeps);
 	seq_printf(m, "run_sweep_files %llu\n", s.run_sweep_files);
 	if (static_branch_unlikely(&ppf_measure_hooks)) {

@@ -62,6 +62,17 @@
  * a directory's files goes on past a repeat: a library directory's
  * programs each open a few of its libraries.
  *
+ * A directory whose visit before opened its files in inode order (at
+ * least PPF_ORDER_STEPS files after its first, all but 1/PPF_ORDER_SHARE
+ * of them numbered above the file opened before) is not swept
+ * (sweeps_in_order): its task's reads already go one way across the disk,
+ * in the order a sweep would read them, and a sweep only queues ahead of
+ * them what they are about to read, which they then wait behind.  md5sum
+ * -c over installed packages' checksum lists opens 96 % of its files at a
+ * higher inode than the file before (Glimpse, Andrew and git 33-50 %);
+ * swept, pkgverify-hdd2001 was 1.3 % slower than no prefetching, and
+ * 0.3 % faster with its in-order visits not swept (docs/results.md).
+ *
  * Everything here runs in the worker under ppf_worker_mutex.
  */
 #include <linux/hash.h>
@@ -78,6 +89,10 @@
 #define PPF_SWEEP_FILES		256
 /* A sweep's files sorted by insertion this many at a time, then merged. */
 #define PPF_SORT_RUN		16
+/* A visit read in inode order: this many files after its first at least, */
+#define PPF_ORDER_STEPS		4
+/* and at most 1/this of them numbered below the file opened before. */
+#define PPF_ORDER_SHARE		8
 
 /**
  * struct ppf_dir - a directory the files of the table were opened in
@@ -93,6 +108,10 @@
  * @last_seq: the event number of the latest open of one of its files
  * @target: the visit the latest sweep was for
  * @swept_all: that sweep left nothing to read for @target
+ * @last_ino: the inode number of the latest file @visit opened first
+ * @steps: the files @visit opened after its first
+ * @ascending: of those, the ones numbered above the file opened before
+ * @in_order: the visit before @visit opened its files in inode order
  */
 struct ppf_dir {
 	struct hlist_node node;
@@ -107,6 +126,10 @@ struct ppf_dir {
 	u64 last_seq;
 	u32 target;
 	bool swept_all;
+	u64 last_ino;
+	u32 steps;
+	u32 ascending;
+	bool in_order;
 };
 
 static struct hlist_head ppf_dirs[1 << PPF_DIR_HASH_BITS];
@@ -242,6 +265,19 @@ static void ppf_sweep(struct ppf_dir *d, u32 target, u32 run,
 	lockdep_assert_held(&ppf_worker_mutex);
 	if (before < 2 || (d->target == target && d->swept_all))
 		return;
+	/*
+	 * Its task reads the directory in inode order, as the sweep would:
+	 * its own reads go one way across the disk, and a sweep would
+	 * only queue ahead of them what they are about to read.
+	 */
+	if (d->in_order) {
+		if (d->target != target) {
+			d->target = target;
+			d->swept_all = true;
+			ppf_stat_inc(sweeps_in_order);
+		}
+		return;
+	}
 	if (d->target != target) {
 		d->target = target;
 		d->swept_all = false;
@@ -289,11 +325,29 @@ static bool ppf_dir_went_round(const struct ppf_dir *d,
 	return v->last == d->visit && 4ULL * d->opened >= 3ULL * d->nr_files;
 }
 
+/*
+ * A visit ends: did it open its files in inode order?  At least
+ * PPF_ORDER_STEPS files after its first, and all but 1/PPF_ORDER_SHARE of
+ * them numbered above the one opened before.
+ */
+static void ppf_dir_visit_end(struct ppf_dir *d)
+{
+	d->in_order = d->steps >= PPF_ORDER_STEPS &&
+		      (u64)d->ascending * PPF_ORDER_SHARE >=
+		      (u64)d->steps * (PPF_ORDER_SHARE - 1);
+	d->last_ino = 0;
+	d->steps = 0;
+	d->ascending = 0;
+}
+
 /* An open of @v's file: in a new visit if @visit, a new run too if @gap. */
 static void ppf_dir_note_open(struct ppf_dir *d, struct ppf_dir_visits *v,
 			      bool visit, bool gap)
 {
+	u64 ino = container_of(v, struct ppf_file, visits)->ino;
+
 	if (visit) {
+		ppf_dir_visit_end(d);
 		d->visit++;
 		d->opened = 0;
 		if (gap) {
@@ -303,6 +357,11 @@ static void ppf_dir_note_open(struct ppf_dir *d, struct ppf_dir_visits *v,
 	}
 	if (v->last == d->visit)
 		return;
+	if (d->last_ino) {
+		d->steps++;
+		d->ascending += ino > d->last_ino;
+	}
+	d->last_ino = ino;
 	d->opened++;
 	v->prev = v->last;
 	v->last = d->visit;

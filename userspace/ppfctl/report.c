@@ -207,10 +207,11 @@ static void ppf_status_words(FILE *out, const struct ppf_sample *s)
 			ppf_counter(cs, "page_map_windows"),
 			ppf_counter(cs, "page_map_runs"),
 			ppf_counter(cs, "opened_planned"));
-	if (ppf_counter(cs, "sweeps"))
-		fprintf(out, "sweeps:     %" PRIu64 " directories swept, %" PRIu64 " of their files read together in inode order\n",
+	if (ppf_counter(cs, "sweeps") || ppf_counter(cs, "sweeps_in_order"))
+		fprintf(out, "sweeps:     %" PRIu64 " directories swept, %" PRIu64 " of their files read together in inode order; %" PRIu64 " visits not swept, read in inode order already\n",
 			ppf_counter(cs, "sweeps"),
-			ppf_counter(cs, "sweep_files"));
+			ppf_counter(cs, "sweep_files"),
+			ppf_counter(cs, "sweeps_in_order"));
 	if (ppf_counter(cs, "run_sweeps"))
 		fprintf(out, "task runs:  %" PRIu64 " batches of a run's files read at its start, %" PRIu64 " files, in inode order\n",
 			ppf_counter(cs, "run_sweeps"),

@@ -5,7 +5,7 @@
 . /ppf/guest/lib.sh
 
 # 90 checks on every kernel: those a kernel cannot run are skipped.
-plan 91
+plan 93
 mount_data /mnt || bail "mount"
 load_ppf || bail "insmod"
 cd /mnt
@@ -517,12 +517,14 @@ if [ -d /sys/kernel/config/nullb ] && mkdir $slow 2>/dev/null; then
 	# A sweep short of room in flight (pacing.c, ppf_plan_sweep()) leaves
 	# a file the model planned in the plan, for the pacer to start when
 	# there is room; it once took the file out first and lost it.  PCM
-	# predicts R2 after R1.  R3-R8 are numbered before R2 (made first),
-	# and the room in flight is theirs: the sweep at R1's open (a round,
-	# the visits back to back) starts R3-R8, and R2, just planned by its
+	# predicts R2 after R1.  R8 down to R3 are numbered before R2 (made
+	# before it, in that order: the visits' opens go down the inode
+	# numbers, and a directory read in inode order is not swept), and the
+	# room in flight is theirs: the sweep at R1's open (a round, the
+	# visits back to back) starts R8-R3, and R2, just planned by its
 	# prediction, waits for the room their 10 ms reads leave.
 	mkdir -p /mnt2/sr
-	for i in 1 3 4 5 6 7 8 2; do
+	for i in 1 8 7 6 5 4 3 2; do
 		dd if=/dev/zero of=/mnt2/sr/R$i bs=4k count=2 2>/dev/null
 	done
 	sync
@@ -558,7 +560,7 @@ if [ -d /sys/kernel/config/nullb ] && mkdir $slow 2>/dev/null; then
 	r2=$(resident_kb /mnt2/sr/R2)
 	trace=$(grep -v "^#" /sys/kernel/tracing/trace)
 	echo "$trace" | grep "ppf_sweep\|ppf_prefetch:\|ppf_prediction"
-	if premise "sweep short of room: R1's sweep started R3-R8 and had no room for R2" \
+	if premise "sweep short of room: R1's sweep started R8-R3 and had no room for R2" \
 		eval 'echo "$trace" | grep -q "ppf_sweep: dev=.* files=7 done=6"'; then
 		check "sweep short of room: R2, predicted, read ahead once there was room ($r2 KiB)" \
 			eq "$r2" 8
@@ -787,6 +789,26 @@ check "large sweep: premise: sb/'s inode order is not its files' name order" \
 	not_rising $(sb_inodes)
 check "large sweep: all 39 of sb/'s other files read ahead at B1's open, in inode order" \
 	read_in_inode_order $(sb_inodes)
+# A directory whose visits open its files in inode order is not swept
+# (DOC: Sweeps): its task's reads already go one way across the disk.
+# so/'s files, made in name order, are numbered in it, and opened in it.
+mkdir -p so
+for i in 1 2 3 4 5 6 7 8; do
+	head -c 16384 sw/S1 > so/O$i
+done
+so_names() { for i in 1 2 3 4 5 6 7 8; do echo so/O$i; done; }
+set_ppf reset 1
+for pass in 1 2; do
+	so_names | xargs cat > /dev/null
+	filler
+done
+traced_cold_open so/O1
+trace=$(grep -v "^#" $T/trace)
+echo "in order: sweeps_in_order $(stat_of sweeps_in_order); O4-O8: $(for i in 4 5 6 7 8; do printf "%s " "$(resident_kb so/O$i)"; done)"
+check "in order: premise: so/'s inode order is its files' name order" \
+	eval '! not_rising $(so_names | xargs stat -c %i)'
+check "in order: a directory read in inode order is not swept (sweeps_in_order)" \
+	eval '[ "$(stat_of sweeps_in_order)" -ge 1 ] && ! echo "$trace" | grep -q "ppf_sweep: dev=.* files="'
 set_ppf sweep 1
 set_ppf model "$model"
 set_ppf model_order "$order"
