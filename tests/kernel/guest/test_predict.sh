@@ -776,14 +776,20 @@ for i in $(awk 'BEGIN { for (i = 1; i <= 40; i++) print (i * 17) % 41 }'); do
 	head -c 16384 sw/S1 > sb/B$i
 done
 sb_names() { i=1; while [ $i -le 40 ]; do echo sb/B$i; i=$((i + 1)); done; }
+# visited_twice_cold LIST FIRST: from a reset, two visits of the files the
+# function LIST names, each followed by the filler, then FIRST opened
+# cold with the tracepoints on (traced_cold_open); the trace in $trace.
+visited_twice_cold() {
+	set_ppf reset 1
+	for pass in 1 2; do
+		$1 | xargs cat > /dev/null
+		filler
+	done
+	traced_cold_open "$2"
+	trace=$(grep -v "^#" $T/trace)
+}
 sb_inodes() { sb_names | tail -n +2 | xargs stat -c %i; }
-set_ppf reset 1
-for pass in 1 2; do
-	sb_names | xargs cat > /dev/null
-	filler
-done
-traced_cold_open sb/B1
-trace=$(grep -v "^#" $T/trace)
+visited_twice_cold sb_names sb/B1
 echo "$trace" | grep "ppf_sweep"
 check "large sweep: premise: sb/'s inode order is not its files' name order" \
 	not_rising $(sb_inodes)
@@ -797,13 +803,7 @@ for i in 1 2 3 4 5 6 7 8; do
 	head -c 16384 sw/S1 > so/O$i
 done
 so_names() { for i in 1 2 3 4 5 6 7 8; do echo so/O$i; done; }
-set_ppf reset 1
-for pass in 1 2; do
-	so_names | xargs cat > /dev/null
-	filler
-done
-traced_cold_open so/O1
-trace=$(grep -v "^#" $T/trace)
+visited_twice_cold so_names so/O1
 echo "in order: sweeps_in_order $(stat_of sweeps_in_order); O4-O8: $(for i in 4 5 6 7 8; do printf "%s " "$(resident_kb so/O$i)"; done)"
 check "in order: premise: so/'s inode order is its files' name order" \
 	eval '! not_rising $(so_names | xargs stat -c %i)'
