@@ -1,5 +1,15 @@
 # lib.sh - shell functions shared by the workloads' record.sh and prepare.sh
-# (sourced, bash).  Each caller defines say() and die() with its own prefix.
+# (sourced, bash).  Each caller has say() and die() with its own prefix:
+# most from ppf_messages, the others their own.
+
+# ppf_messages PREFIX: say MSG... prints "PREFIX: MSG..." on stderr, and
+# die MSG... says "ERROR: MSG..." and exits 1.  Callable before ppf_recording
+# (die is what the functions here stop with).
+ppf_messages() {
+  PPF_MESSAGES_PREFIX=$1
+  say() { printf '%s: %s\n' "$PPF_MESSAGES_PREFIX" "$*" >&2; }
+  die() { say "ERROR: $*"; exit 1; }
+}
 
 # ppf_recording NAME: the start every eval/workloads/NAME/record.sh shares,
 # called right after it sources this file.  Sets

@@ -20,9 +20,8 @@
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-say() { printf 'andrew/record: %s\n' "$*" >&2; }
-die() { say "ERROR: $*"; exit 1; }
 . "$HERE/../lib.sh"
+ppf_messages andrew/record
 ppf_recording andrew   # REPO W SCRATCH PPF_TRACE, the C locale (andrew.sh sets it too)
 OUT="$HERE/andrew.trace.gz"
 

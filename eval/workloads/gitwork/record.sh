@@ -18,9 +18,8 @@
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-say() { printf 'gitwork/record: %s\n' "$*" >&2; }
-die() { say "ERROR: $*"; exit 1; }
 . "$HERE/../lib.sh"
+ppf_messages gitwork/record
 ppf_recording gitwork  # REPO W SCRATCH PPF_TRACE, the C locale
 RUNS="${1:-2}"
 [[ "$RUNS" =~ ^[1-9][0-9]*$ ]] || die "usage: record.sh [RUNS]"

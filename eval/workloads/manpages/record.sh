@@ -17,9 +17,8 @@
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-say() { printf 'manpages/record: %s\n' "$*" >&2; }
-die() { say "ERROR: $*"; exit 1; }
 . "$HERE/../lib.sh"
+ppf_messages manpages/record
 ppf_recording manpages  # REPO W SCRATCH PPF_TRACE, the C locale
 RUNS="${1:-2}"
 [[ "$RUNS" =~ ^[1-9][0-9]*$ ]] || die "usage: record.sh [RUNS]"

@@ -12,9 +12,8 @@
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-say() { printf 'mixed/record: %s\n' "$*" >&2; }
-die() { say "ERROR: $*"; exit 1; }
 . "$HERE/../lib.sh"
+ppf_messages mixed/record
 ppf_recording mixed    # REPO W SCRATCH PPF_TRACE, the C locale
 unset PYTHONPATH PYTHONHOME PYTHONDONTWRITEBYTECODE
 RUNS="${1:-2}"

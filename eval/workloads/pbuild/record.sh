@@ -17,9 +17,8 @@
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-say() { printf 'pbuild/record: %s\n' "$*" >&2; }
-die() { say "ERROR: $*"; exit 1; }
 . "$HERE/../lib.sh"
+ppf_messages pbuild/record
 ppf_recording pbuild   # REPO W SCRATCH PPF_TRACE, the C locale
 JOBS="${1:-2}"
 RUNS="${2:-4}"

@@ -16,9 +16,8 @@
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-say() { printf 'pystart/record: %s\n' "$*" >&2; }
-die() { say "ERROR: $*"; exit 1; }
 . "$HERE/../lib.sh"
+ppf_messages pystart/record
 ppf_recording pystart  # REPO W SCRATCH PPF_TRACE, the C locale
 unset PYTHONPATH PYTHONHOME PYTHONDONTWRITEBYTECODE
 RUNS="${1:-3}"
