@@ -74,7 +74,8 @@ ppf_fetch_crate() {
 # ppf_record_runs PREFIX RUNS CMD...: record CMD RUNS times, each after an
 # untraced run of it (--untraced-run: CMD must leave the tree as it found
 # it), rooted at $SCRATCH, as $HERE/PREFIX-I.trace.gz for I = 1..RUNS, and
-# print each trace's summary (kept in $W/PREFIX-I.info).
+# print each trace's summary (kept in $W/PREFIX-I.info).  "{I}" in CMD's
+# words becomes the run's number, for a workload whose runs differ.
 ppf_record_runs() {
   local prefix=$1 runs=$2 i name tmp
   shift 2
@@ -82,7 +83,7 @@ ppf_record_runs() {
     name="$prefix-$i"
     tmp="$W/$name.trace.gz"
     say "recording $name"
-    "$PPF_TRACE" record -o "$tmp" --root "$SCRATCH" --name "$name" --untraced-run -- "$@"
+    "$PPF_TRACE" record -o "$tmp" --root "$SCRATCH" --name "$name" --untraced-run -- "${@//\{I\}/$i}"
     [[ -s "$tmp" ]] || die "no trace"
     mv "$tmp" "$HERE/$name.trace.gz"
     "$PPF_TRACE" info "$HERE/$name.trace.gz" > "$W/$name.info" && head -12 "$W/$name.info"
