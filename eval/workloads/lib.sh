@@ -29,6 +29,17 @@ ppf_recording() {
   unset LANG LANGUAGE
 }
 
+# ppf_record_begin NAME [RUNS]: the start of a record.sh that records RUNS
+# runs (default 2) of one command, right after it sources this file:
+# ppf_messages NAME/record, ppf_recording NAME, and RUNS checked (a
+# positive integer, or the usage error).
+ppf_record_begin() {
+  ppf_messages "$1/record"
+  ppf_recording "$1"
+  RUNS="${2:-2}"
+  [[ "$RUNS" =~ ^[1-9][0-9]*$ ]] || die "usage: record.sh [RUNS]"
+}
+
 # ppf_ensure_packages PKG...: install the Debian packages that are missing,
 # with scripts/install-deps.sh (only what is missing, so a repeated
 # recording costs a dpkg query; as root, or through sudo).

@@ -20,10 +20,7 @@ set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$HERE/../lib.sh"
-ppf_messages configure/record
-ppf_recording configure  # REPO W SCRATCH PPF_TRACE, the C locale
-RUNS="${1:-2}"
-[[ "$RUNS" =~ ^[1-9][0-9]*$ ]] || die "usage: record.sh [RUNS]"
+ppf_record_begin configure "${1:-}"  # say die REPO W SCRATCH PPF_TRACE RUNS, the C locale
 ppf_ensure_packages autoconf gcc libc6-dev make strace zlib1g-dev
 ppf_need_recorder
 

@@ -19,10 +19,7 @@ set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$HERE/../lib.sh"
-ppf_messages dpkgquery/record
-ppf_recording dpkgquery  # REPO W SCRATCH PPF_TRACE, the C locale
-RUNS="${1:-2}"
-[[ "$RUNS" =~ ^[1-9][0-9]*$ ]] || die "usage: record.sh [RUNS]"
+ppf_record_begin dpkgquery "${1:-}"  # say die REPO W SCRATCH PPF_TRACE RUNS, the C locale
 ppf_ensure_packages strace
 ppf_need_recorder
 command -v dpkg-query >/dev/null || die "dpkg-query not found (a Debian system is needed)"

@@ -19,10 +19,7 @@ set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$HERE/../lib.sh"
-ppf_messages gitwork/record
-ppf_recording gitwork  # REPO W SCRATCH PPF_TRACE, the C locale
-RUNS="${1:-2}"
-[[ "$RUNS" =~ ^[1-9][0-9]*$ ]] || die "usage: record.sh [RUNS]"
+ppf_record_begin gitwork "${1:-}"  # say die REPO W SCRATCH PPF_TRACE RUNS, the C locale
 ppf_ensure_packages git strace
 ppf_need_recorder
 SRC="${SRC:-$(ls -d "${PPF_CACHE:-/var/cache/ppf}"/src/linux-source-6.12*/ 2>/dev/null | head -n 1)}"

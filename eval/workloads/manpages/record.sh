@@ -18,10 +18,7 @@ set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$HERE/../lib.sh"
-ppf_messages manpages/record
-ppf_recording manpages  # REPO W SCRATCH PPF_TRACE, the C locale
-RUNS="${1:-2}"
-[[ "$RUNS" =~ ^[1-9][0-9]*$ ]] || die "usage: record.sh [RUNS]"
+ppf_record_begin manpages "${1:-}"  # say die REPO W SCRATCH PPF_TRACE RUNS, the C locale
 ppf_ensure_packages man-db groff-base manpages strace
 ppf_need_recorder
 

@@ -21,10 +21,7 @@ set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$HERE/../lib.sh"
-ppf_messages pkgverify/record
-ppf_recording pkgverify  # REPO W SCRATCH PPF_TRACE, the C locale
-RUNS="${1:-2}"
-[[ "$RUNS" =~ ^[1-9][0-9]*$ ]] || die "usage: record.sh [RUNS]"
+ppf_record_begin pkgverify "${1:-}"  # say die REPO W SCRATCH PPF_TRACE RUNS, the C locale
 ppf_ensure_packages strace perl-modules-5.36 git libpython3.11-stdlib
 ppf_need_recorder
 command -v md5sum >/dev/null || die "md5sum not found (install coreutils)"
