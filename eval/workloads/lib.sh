@@ -30,7 +30,8 @@ ppf_recording() {
 }
 
 # ppf_record_begin NAME [RUNS]: the start of a record.sh that records RUNS
-# runs (default 2) of one command, right after it sources this file:
+# runs (empty: 2; a caller with another default passes "${1:-N}"), right
+# after it sources this file:
 # ppf_messages NAME/record, ppf_recording NAME, and RUNS checked (a
 # positive integer, or the usage error).
 ppf_record_begin() {

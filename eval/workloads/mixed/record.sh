@@ -13,11 +13,8 @@ set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$HERE/../lib.sh"
-ppf_messages mixed/record
-ppf_recording mixed    # REPO W SCRATCH PPF_TRACE, the C locale
+ppf_record_begin mixed "${1:-}"  # say die REPO W SCRATCH PPF_TRACE RUNS, the C locale
 unset PYTHONPATH PYTHONHOME PYTHONDONTWRITEBYTECODE
-RUNS="${1:-2}"
-[[ "$RUNS" =~ ^[1-9][0-9]*$ ]] || die "usage: record.sh [RUNS]"
 # andrew's and pystart's packages (their record.sh list the same)
 ppf_ensure_packages gcc make binutils strace curl ca-certificates python3 tar gzip \
   coreutils findutils python3-matplotlib

@@ -17,12 +17,9 @@ set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$HERE/../lib.sh"
-ppf_messages pystart/record
-ppf_recording pystart  # REPO W SCRATCH PPF_TRACE, the C locale
+ppf_record_begin pystart "${1:-3}"  # say die REPO W SCRATCH PPF_TRACE RUNS, the C locale
 unset PYTHONPATH PYTHONHOME PYTHONDONTWRITEBYTECODE
-RUNS="${1:-3}"
 PY=/usr/bin/python3
-[[ "$RUNS" =~ ^[1-9][0-9]*$ ]] || die "usage: record.sh [RUNS]"
 
 PKGS=(python3 python3-matplotlib strace)
 ppf_ensure_packages "${PKGS[@]}"
