@@ -314,7 +314,8 @@ void ppf_file_apply_read(struct ppf_file *f, pgoff_t first, pgoff_t last,
 
 /*
  * What @f's page map learns of a fault from now on: page_map_windows, by
- * default fault-around's windows where @f's device is rotational (DOC:
+ * default fault-around's windows where @f's device is rotational, and
+ * elsewhere the windows in which a fault found its page not cached (DOC:
  * Page maps).  Asked when a map is made or loaded, and at each open after.
  */
 static enum ppf_map_learn ppf_file_map_learn(struct ppf_file *f)
@@ -328,7 +329,7 @@ static enum ppf_map_learn ppf_file_map_learn(struct ppf_file *f)
 		return PPF_MAP_MISSES;
 	default:
 		return ppf_device_rotational(f->sb) ? PPF_MAP_WINDOWS :
-						      PPF_MAP_FAULTS;
+						      PPF_MAP_MISSES;
 	}
 }
 

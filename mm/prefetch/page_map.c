@@ -48,7 +48,8 @@
  * to 23.8 % and the start-up from 42.0 % to 53.6 %; on nvme and a
  * networked volume, where the request costs more than the transfer, both
  * gained.  The device's rotational flag is what is known for certain when
- * a map is made, so the default takes windows there alone; the sysctl
+ * a map is made, so the default takes every window there alone, and the
+ * windows of misses (below) on any other device; the sysctl
  * page_map_windows overrides it.
  *
  * Between the two, page_map_windows misses sets a window whole only where
@@ -63,7 +64,11 @@
  * touch that fault-around serves (its page was cached) teaches no window,
  * so a map that ppf, or read-around, keeps cached ahead of its touches
  * stops growing, where one that learns every window grows by each
- * window a touch lands in.
+ * window a touch lands in.  Off a rotational device misses are the
+ * default: of the windows, they keep those a page of which the next run
+ * would otherwise fault alone, a request each, and leave out the ones
+ * fault-around served from the cache, which on flash cost their transfer
+ * and CPU for nothing (docs/results.md, "Windows where a fault missed").
  *
  * In a map that does not learn windows, a task that scans a mapping
  * forward (a program touched whole, a mapped data file read through)

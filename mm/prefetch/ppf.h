@@ -191,7 +191,7 @@ struct ppf_config {
  * (vm.predictive_prefetch.page_map_windows, DOC: Page maps).
  */
 enum {
-	PPF_WINDOWS_AUTO,	/* those of files on a rotational device */
+	PPF_WINDOWS_AUTO,	/* on a rotational device; elsewhere MISSES */
 	PPF_WINDOWS_ALWAYS,
 	PPF_WINDOWS_NEVER,
 	PPF_WINDOWS_MISSES,	/* those around a page not cached, everywhere */
