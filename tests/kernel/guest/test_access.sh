@@ -13,7 +13,8 @@
 #           those 64 KiB are prefetched, not E's first default_prefetch_kb
 #           as for a file whose reads were not seen.
 # page maps G (1 MiB) is only ever read through a mapping, one page at 128,
-#           640 and 960 KiB, each faulted from a cold cache: after P
+#           640 and 960 KiB, each faulted from a cold cache: with
+#           page_map_windows never, after P
 #           exactly those three pages are prefetched (its page map,
 #           page_map.c), not the three quarters of G their 256 KiB segments
 #           make; and G's own open reads the pages the open's task has not
@@ -33,7 +34,10 @@
 #           always on it as it is, G faulted at one page: its new map
 #           learns fault-around's 64 KiB window around it (ppf_page_map
 #           learn=windows), and after P the window is prefetched, not the
-#           page alone.  The same when page_map_windows goes from never to
+#           page alone.  Off a rotational disk, page_map_windows auto
+#           learns the same window as a miss (learn=misses: the fault
+#           inside it found its page not cached).  The same when
+#           page_map_windows goes from never to
 #           always after G's map was made, with no reset: the map takes
 #           the new choice at G's next open (ppf_page_map learn=faults,
 #           then learn=windows).  With page_map_windows misses, the same
@@ -54,7 +58,7 @@
 . /ppf/guest/lib.sh
 . /ppf/guest/test_robust_lib.sh
 
-plan 56
+plan 60
 
 CTL=/ppf/ppfctl
 STATE=/proc/predictive_prefetch_state
@@ -176,6 +180,10 @@ if [ "$(stat_of read_fallback)" = 1 ]; then
 		 "on a rotational disk the page G touched is prefetched after P" \
 		 "on a rotational disk fault-around's 64 KiB window is, not the page alone" \
 		 "on a rotational disk the windows learnt are counted (page_map_windows grew)" \
+		 "off a rotational disk G's map learns misses (ppf_page_map learn=misses)" \
+		 "off a rotational disk the page G touched is prefetched after P" \
+		 "off a rotational disk fault-around's 64 KiB window is, not the page alone" \
+		 "off a rotational disk the windows learnt are counted (page_map_windows grew)" \
 		 "with page_map_windows always G's map learns windows (ppf_page_map learn=windows)" \
 		 "with page_map_windows always the page G touched is prefetched after P" \
 		 "with page_map_windows always fault-around's 64 KiB window is, not the page alone" \
@@ -198,10 +206,14 @@ if [ "$(stat_of read_fallback)" = 1 ]; then
 	done
 else
 	# Each round faults G's three pages from a cold cache: P's prediction of G
-	# (its segments at first) is read and dropped before G is touched.
+	# (its segments at first) is read and dropped before G is touched.  The
+	# faulted pages alone (page_map_windows never): under auto a map off a
+	# rotational disk learns the window of each fault that missed, and each
+	# of these does (windows are checked further on).
 	g_kb() { /ppf/mapped resident "@$held_G" "$1" "$2"; }
 	q_kb() { /ppf/mapped resident "@$held_Q" "$1" "$2"; }
 	set_ppf reset 1
+	set_ppf page_map_windows never
 	for i in 1 2 3 4 5 6; do
 		cat P > /dev/null
 		settle 0
@@ -331,8 +343,9 @@ else
 	# faulted at one page (640 KiB) from a cold cache, MADV_RANDOM (no
 	# read-around): fault-around reports the 64 KiB around it before the
 	# fault reads the page, and after P that window is prefetched, not the
-	# page alone (12 KiB for three pages above, auto on the disk not
-	# rotational).  Last, page_map_windows is never until G's map is made
+	# page alone (12 KiB for three pages above, page_map_windows never).
+	# Under auto off a rotational disk the map learns misses (below): the
+	# same window here, each fault being a miss.  Last, page_map_windows is never until G's map is made
 	# (at its second open, the first after a fault) and always from its
 	# third open on, with no reset between: the map chooses again at each
 	# open (ppf_page_map reports the change).  With page_map_windows
@@ -342,7 +355,8 @@ else
 	# maps it, no fault, and only the page read is learnt).
 	rot=/sys/block/${dev##*/}/queue/rotational
 	was_rot=$(cat $rot)
-	for how in "on a rotational disk" "with page_map_windows always" \
+	for how in "on a rotational disk" "off a rotational disk" \
+		   "with page_map_windows always" \
 		   "with page_map_windows always once G's map was made" \
 		   "with page_map_windows misses" \
 		   "with page_map_windows misses, the page cached before its touch"; do
@@ -353,6 +367,10 @@ else
 		"on a rotational disk")
 			echo 1 > $rot 2>/dev/null
 			want_rot=1 ;;
+		"off a rotational disk")
+			echo 0 > $rot 2>/dev/null
+			learn=misses
+			want_rot=0 ;;
 		"with page_map_windows always")
 			set_ppf page_map_windows always
 			want_rot=$was_rot ;;
