@@ -250,12 +250,11 @@ else
 	cold=$(g_kb 0 1024)
 	own_before=$(stat_of opened_planned)
 	# auto: idle on the disk made rotational (best effort is the default).
-	# page_map_windows never meanwhile: under auto, G's open on the disk
-	# made rotational would switch G's map to windows, and whether the
+	# page_map_windows still never (set above): under auto, G's open on the
+	# disk made rotational would switch G's map to windows, and whether the
 	# fault at 128 KiB is learnt as a page or as a window would then race
 	# with the worker's handling of the open (the saved and loaded check
 	# below wants the three pages alone; windows are checked further on).
-	set_ppf page_map_windows never
 	set_ppf io_class auto
 	rot=/sys/block/${dev##*/}/queue/rotational
 	was_rot=$(cat $rot)
@@ -345,7 +344,8 @@ else
 	# fault reads the page, and after P that window is prefetched, not the
 	# page alone (12 KiB for three pages above, page_map_windows never).
 	# Under auto off a rotational disk the map learns misses (below): the
-	# same window here, each fault being a miss.  Last, page_map_windows is never until G's map is made
+	# same window here, each fault being a miss.  Last, page_map_windows
+	# is never until G's map is made
 	# (at its second open, the first after a fault) and always from its
 	# third open on, with no reset between: the map chooses again at each
 	# open (ppf_page_map reports the change).  With page_map_windows
