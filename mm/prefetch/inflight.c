@@ -93,29 +93,40 @@ static void ppf_issue_retire(struct ppf_issue *r)
 /*
  * The folio to watch for the end of the readahead of [@first, +@nr): the
  * last one still being read, with a reference; NULL if none is (all read
- * already, or not allocated).  Taken as filemap_get_entry() does: a
- * reference, then a check that the folio is still the one in the mapping.
+ * already, or not allocated).  Looked for from the end of the range back,
+ * a folio at a time: the readahead just started allocated the folios it
+ * reads, and a chunk ends where its run of wanted pages does, so the
+ * first folio looked at is nearly always the one, where a walk from the
+ * start looked at every folio of the chunk.  Taken as filemap_get_entry()
+ * does: a reference, then a check that the folio is still the one in the
+ * mapping.
  */
 static struct folio *ppf_watch_folio(struct address_space *mapping,
 				     pgoff_t first, unsigned long nr)
 {
 	XA_STATE(xas, &mapping->i_pages, first);
 	struct folio *folio, *found = NULL;
-	pgoff_t index = 0;
+	pgoff_t index = first + nr;
 
 	rcu_read_lock();
-	xas_for_each(&xas, folio, first + nr - 1) {
-		if (xas_retry(&xas, folio) || xa_is_value(folio))
+	while (index-- > first) {
+		xas_set(&xas, index);
+repeat:
+		folio = xas_load(&xas);
+		if (xas_retry(&xas, folio))
+			goto repeat;
+		if (!folio || xa_is_value(folio))
 			continue;
 		if (!folio_test_uptodate(folio) && folio_test_locked(folio)) {
 			found = folio;
-			index = xas.xa_index;
+			break;
 		}
+		if (folio->index <= first)
+			break;
+		index = folio->index;	/* its other pages are no later */
 	}
 	if (found) {
-		xas_set(&xas, index);
-		found = xas_load(&xas);
-		if (!found || xa_is_value(found) || !folio_try_get(found)) {
+		if (!folio_try_get(found)) {
 			found = NULL;
 		} else if (found != xas_reload(&xas)) {
 			folio_put(found);
@@ -171,13 +182,30 @@ unsigned long ppf_inflight_now(void)
 /**
  * ppf_prefetch_busy() - is prefetched data still being read?
  *
- * Retires what has finished first.  The caller holds ppf_worker_mutex.
+ * Asked at every event and after every pacing pass, so it looks no further
+ * than it must: from the oldest record on, retiring the finished ones it
+ * passes, up to the first still being read, which answers.  Records after
+ * it that have finished are retired by the next full look (ppf_inflight_now(),
+ * or ppf_inflight_room() wanting room); until then they count in flight,
+ * which no decision reads without that look.  The caller holds
+ * ppf_worker_mutex.
  *
  * Return: true while any readahead started is still in flight.
  */
 bool ppf_prefetch_busy(void)
 {
-	return ppf_inflight_now() != 0;
+	lockdep_assert_held(&ppf_worker_mutex);
+	for (; ppf_inflight_head != ppf_inflight_tail; ppf_inflight_head++) {
+		struct ppf_issue *r =
+			&ppf_inflight[ppf_inflight_head % PPF_INFLIGHT_RECORDS];
+
+		if (!r->nr)
+			continue;
+		if (!ppf_issue_done(r))
+			return true;
+		ppf_issue_retire(r);
+	}
+	return false;
 }
 
 /**

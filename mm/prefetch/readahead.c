@@ -94,17 +94,15 @@ bool ppf_prefetch_memory_low(void)
 	return ppf_memory_room() < (long)PPF_CHUNK_PAGES;
 }
 
-/* Pages of [first, first + nr) in the page cache, and whether any is still being read. */
+/* Pages of [first, first + nr) in the page cache, being read or not. */
 static unsigned long ppf_pages_cached(struct address_space *mapping,
-				      pgoff_t first, unsigned long nr,
-				      bool *reading)
+				      pgoff_t first, unsigned long nr)
 {
 	XA_STATE(xas, &mapping->i_pages, first);
 	pgoff_t last = first + nr - 1;
 	unsigned long cached = 0;
 	struct folio *folio;
 
-	*reading = false;
 	rcu_read_lock();
 	xas_for_each(&xas, folio, last) {
 		pgoff_t start, end;
@@ -115,12 +113,6 @@ static unsigned long ppf_pages_cached(struct address_space *mapping,
 		end = min(folio->index + folio_nr_pages(folio) - 1, last);
 		if (end >= start)
 			cached += end - start + 1;
-		/*
-		 * A folio stays locked while it is read; one left unlocked
-		 * and not uptodate is a read that failed, not one in flight.
-		 */
-		if (!folio_test_uptodate(folio) && folio_test_locked(folio))
-			*reading = true;
 	}
 	rcu_read_unlock();
 	return cached;
@@ -282,12 +274,21 @@ static unsigned long ppf_next_chunk(struct address_space *mapping,
 {
 	pgoff_t end = start + nr;
 	unsigned long chunk;
-	bool reading;
+	bool whole;
 
+	/*
+	 * A page cache holding as many pages as the file has holds every
+	 * one of them: a file read whole (most files a program opens) is
+	 * known cached in one load, where a walk looked at each folio.  (A
+	 * truncation racing the look can only make it skip a prefetch.)
+	 */
+	whole = READ_ONCE(mapping->nrpages) >=
+		DIV_ROUND_UP(i_size_read(mapping->host), PAGE_SIZE);
 	if (next > start && next < end)
 		start = next;
 	while ((chunk = ppf_next_wanted(f, map, start, end, first))) {
-		*cached = ppf_pages_cached(mapping, *first, chunk, &reading);
+		*cached = whole ? chunk :
+			  ppf_pages_cached(mapping, *first, chunk);
 		if (*cached < chunk)
 			return chunk;
 		ppf_stat_add(pages_cached, chunk);
