@@ -195,6 +195,10 @@ while [ $i -le $WARMUPS ]; do
     # the oracle's list is the measured run's own pages: its last warm-up
     # replays the measured trace
     [ "${ORACLE:-0}" = 1 ] && [ $i = $WARMUPS ] && wt=$TRACE
+    # so is the hot cache: a configuration measured hot alone replays the
+    # measured trace last, or a workload trained on a run that reads other
+    # pages (dbquery: other keys) would measure its first hot run half cold
+    [ "$RUNS" = 0 ] && [ "$HOT_RUNS" -gt 0 ] && [ $i = $WARMUPS ] && wt=$TRACE
     replay warmup-$i $wt --cold $ev
     i=$((i + 1))
 done
