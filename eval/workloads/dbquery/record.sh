@@ -11,9 +11,10 @@
 # file, and a different few in each run: the keys differ from run to run,
 # the start-up does not.
 #
-#   eval/workloads/dbquery/record.sh [RUNS]          (default 2)
+#   eval/workloads/dbquery/record.sh [RUNS]          (default 4)
 #
-# Writes eval/workloads/dbquery/dbquery-I.trace.gz for I = 1..RUNS.  The
+# Writes eval/workloads/dbquery/dbquery-I.trace.gz for I = 1..RUNS (the
+# experiments train on the first, third and fourth and measure the second).  The
 # database is generated, the same on every machine (a linear congruential
 # sequence, no random blobs), and so are each run's keys (seeded by the
 # run's number).  Installs what is missing from Debian (as root): sqlite3,
@@ -25,7 +26,7 @@ set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$HERE/../lib.sh"
-ppf_record_begin dbquery "${1:-}"  # say die REPO W SCRATCH PPF_TRACE RUNS, the C locale
+ppf_record_begin dbquery "${1:-4}"  # say die REPO W SCRATCH PPF_TRACE RUNS, the C locale
 ppf_ensure_packages sqlite3 strace
 ppf_need_recorder
 
@@ -56,26 +57,27 @@ ANALYZE;
 SQL
 say "$(du -k "$DB" | cut -f1) KiB"
 
-# Each run's queries: the start-up, then the keys of run I (a linear
-# congruential sequence seeded by I, in SQL, so that nothing but sqlite3
-# runs in the recording).
+# Each run's queries: the start-up, then the keys of run I, a linear
+# congruential sequence (the one that generated the rows) seeded by I.
+# Written here, before the recording, so that nothing but sh and sqlite3
+# runs in it.
+next_key() { r=$(((r * 1103515245 + 12345) % 2147483648)); }
 for i in $(seq 1 "$RUNS"); do
+  r=$((i * 7777 + 1))
   {
     echo "SELECT value FROM settings WHERE key = 'theme';"
     echo "SELECT value FROM settings WHERE key = 'page';"
     echo "SELECT id, title, price FROM items ORDER BY added DESC LIMIT 50;"
     echo "SELECT category, count(*) FROM items WHERE category < 20 GROUP BY category;"
-    seed=$((i * 7777 + 1))
-    r=$seed
     for _ in $(seq 1 300); do
-      r=$(((r * 1103515245 + 12345) % 2147483648))
+      next_key
       echo "SELECT title, price FROM items WHERE id = $((r % ROWS + 1));"
     done
     for _ in $(seq 1 100); do
-      r=$(((r * 1103515245 + 12345) % 2147483648))
+      next_key
       echo "SELECT id, price FROM items WHERE sku = (SELECT sku FROM items WHERE id = $((r % ROWS + 1)));"
     done
-    r=$(((r * 1103515245 + 12345) % 2147483648))
+    next_key
     echo "SELECT id, title FROM items WHERE category = $((r % 200)) ORDER BY price LIMIT 200;"
   } > "$SCRATCH/queries-$i.sql"
   echo "sqlite3 -readonly -batch '$DB' < '$SCRATCH/queries-$i.sql' > /dev/null" > "$SCRATCH/work-$i.sh"
