@@ -14,7 +14,10 @@ What differs from the test kernel, and what this module does about it:
 - The kernel and headers come from apt (ensure_packages): the signed
   linux-image-<ABI> (what linux-headers-<ABI> pulls in; the unsigned one is
   accepted too, they conflict), installed with INITRD=No since the guest
-  never uses Debian's own initramfs.
+  never uses Debian's own initramfs.  Where the archive has no signed
+  image of the ABI yet (Debian publishes a point release's -unsigned
+  build and its headers first, the signed image after it: 6.12.118 on
+  2026-12-02), the unsigned one is installed: the same kernel.
 - ext4, jbd2, mbcache, crc16, crc32c and virtio_blk are modules there
   (virtio_pci, the 8250 console, devtmpfs, debugfs and tracefs are built
   in).  stage_modules() copies that subset of /lib/modules/<ABI>/,
@@ -163,18 +166,34 @@ def kernel_for(series: str) -> DebianKernel:
     raise ValueError(f"no Debian kernel series {series!r} (known: {', '.join(SERIES)})")
 
 
+def candidate(pkg: str) -> Optional[str]:
+    """The version apt would install of pkg, None if none (apt-cache policy)."""
+    res = subprocess.run(["apt-cache", "policy", pkg], text=True,
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    m = re.search(r"^\s*Candidate: (\S+)", res.stdout, re.M)
+    return m.group(1) if m and m.group(1) != "(none)" else None
+
+
 def ensure_packages(k: DebianKernel) -> None:
-    """Install Debian's kernel, headers and the host tools, only if missing."""
+    """Install Debian's kernel, headers and the host tools, only if missing.
+    The kernel is the signed image, or the unsigned one while the archive
+    has no signed image of the ABI."""
     missing = [p for p in (k.headers_pkg, *HOST_PKGS) if not installed(p)]
-    if not any(installed(p) for p in k.image_pkgs):
-        missing.append(k.image_pkgs[0])
-    if not missing:
+    need_image = not any(installed(p) for p in k.image_pkgs)
+    if not missing and not need_image:
         return
     if os.geteuid() != 0:
-        raise SystemExit(f"kernel-tests: debian: need root to install {' '.join(missing)}")
-    log(f"installing {' '.join(missing)}")
+        want = [*missing, *(["|".join(k.image_pkgs)] if need_image else [])]
+        raise SystemExit(f"kernel-tests: debian: need root to install {' '.join(want)}")
     env = apt_env()
     subprocess.run([*APT_GET, "update", "-qq"], check=True, env=env)
+    if need_image:
+        image = next((p for p in k.image_pkgs if candidate(p)), None)
+        if image is None:
+            raise SystemExit(f"kernel-tests: debian: the archive offers neither "
+                             f"{' nor '.join(k.image_pkgs)}")
+        missing.append(image)
+    log(f"installing {' '.join(missing)}")
     subprocess.run([*APT_GET, "install", "-y", "-qq", "--no-install-recommends", *missing],
                    check=True, env=env)
 
