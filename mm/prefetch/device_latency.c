@@ -80,6 +80,8 @@
  * @busy_ticks: the busy time they took (jiffies)
  * @rate: sectors a second while busy, the last time PPF_RATE_BUSY_MS of
  *	busy time were counted; 0 until then
+ * @peak_rate: the highest @rate figured: close to the device's media rate
+ *	(ppf_device_transfer_ns())
  */
 struct ppf_device_latency {
 	dev_t dev;
@@ -96,6 +98,7 @@ struct ppf_device_latency {
 	u64 busy_sectors;
 	unsigned long busy_ticks;
 	u64 rate;
+	u64 peak_rate;
 };
 
 static struct ppf_device_latency ppf_latencies[PPF_LATENCY_DEVS];
@@ -236,6 +239,7 @@ static void ppf_device_sample_rate(struct ppf_device_latency *d,
 					      (PAGE_SHIFT - 10);
 
 			d->rate = div64_u64(d->busy_sectors * HZ, d->busy_ticks);
+			d->peak_rate = max(d->peak_rate, d->rate);
 			d->busy_sectors = 0;
 			d->busy_ticks = 0;
 			trace_ppf_device_rate(d->dev, d->rate >> 1,
@@ -294,6 +298,28 @@ u64 ppf_device_quiet_latency(dev_t dev)
 	struct ppf_device_latency *d = ppf_latency_of(dev, false);
 
 	return d ? d->quiet_ns_read : 0;
+}
+
+/**
+ * ppf_device_transfer_ns() - how long a device takes to move pages
+ * @dev: the device
+ * @pages: how many
+ *
+ * At the highest rate it was measured at while busy (DOC: Device rate):
+ * a window of sequential reads comes close to its media rate, one of
+ * scattered reads is slowed by its positioning, which the quiet latency
+ * counts instead.  The caller holds ppf_worker_mutex.
+ *
+ * Return: ns, 0 while no rate is known.
+ */
+u64 ppf_device_transfer_ns(dev_t dev, unsigned long pages)
+{
+	struct ppf_device_latency *d = ppf_latency_of(dev, false);
+
+	if (!d || !d->peak_rate)
+		return 0;
+	return div64_u64(((u64)pages << (PAGE_SHIFT - SECTOR_SHIFT)) *
+			 NSEC_PER_SEC, d->peak_rate);
 }
 
 /**

@@ -274,7 +274,8 @@ __ppf_file_apply_read(struct ppf_file *f, pgoff_t first, pgoff_t last,
 	spin_lock(&f->lock);
 	if (!f->dead) {
 		WRITE_ONCE(f->use_gen, f->use_gen + 1);
-		ppf_uses_read(&f->uses, first, last);
+		ppf_uses_read(&f->uses, first, last,
+			      kind != PPF_READ_AROUND);
 		if (kind == PPF_READ_FAULT)
 			WRITE_ONCE(f->mapped, true);
 		if (f->page_map)
@@ -597,6 +598,27 @@ bool ppf_file_expected_use(struct ppf_file *f, pgoff_t *first,
 		*map = use.map;
 	}
 	return known;
+}
+
+/**
+ * ppf_file_sparse() - how a file read sparsely is expected to be read
+ * @f: the entry
+ * @out: set to it (ppf_uses_sparse())
+ *
+ * Return: false if its latest finished use asked for every page it
+ * spanned, or none has finished (DOC: Sparse files).
+ */
+bool ppf_file_sparse(struct ppf_file *f, struct ppf_sparse *out)
+{
+	bool sparse;
+
+	/* Most files: their uses read all they span. */
+	if (!READ_ONCE(f->uses.sparse))
+		return false;
+	spin_lock(&f->lock);
+	sparse = ppf_uses_sparse(&f->uses, out);
+	spin_unlock(&f->lock);
+	return sparse;
 }
 
 /**

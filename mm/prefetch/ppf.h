@@ -537,6 +537,12 @@ struct ppf_prefetch_state {
 #define PPF_SEG_SHIFT	(18 - PAGE_SHIFT)
 #define PPF_SEG_PAGES	BIT(PPF_SEG_SHIFT)
 #define PPF_SEG_LAST	63
+/*
+ * The segments whose pages asked for are counted one by one: those of
+ * max_prefetch_kb's default, 2 MiB.  Past them a use's pages asked for
+ * are taken as spread evenly (DOC: Sparse files).
+ */
+#define PPF_SPARSE_SEGS	8
 
 static inline u64 ppf_seg_mask(pgoff_t first, pgoff_t last)
 {
@@ -566,13 +572,38 @@ struct ppf_use {
  * @cur: the use going on: what was read since the latest open
  * @core: what the finished uses agree on
  * @full: what they read together
+ * @asked: pages the task asked for in the use going on (read, or faulted:
+ *	not those mapped around a fault), each time it asked
+ * @seg_asked: of those, the pages in each of its first PPF_SPARSE_SEGS
+ *	segments (at most 255)
+ * @sparse: of the latest finished use that asked for fewer pages than it
+ *	spans (ppf_use_pages()), the pages asked for per 65536 of those; 0
+ *	when it asked for them all, or no use has finished
+ * @sparse_seg: that use's @seg_asked
  * @past: how often a use reads outside @core, out of 256 (moving average)
  */
 struct ppf_uses {
 	struct ppf_use cur;
 	struct ppf_use core;
 	struct ppf_use full;
+	u32 asked;
+	u8 seg_asked[PPF_SPARSE_SEGS];
+	u16 sparse;
+	u8 sparse_seg[PPF_SPARSE_SEGS];
 	u8 past;
+};
+
+/**
+ * struct ppf_sparse - how a file read sparsely is expected to be read
+ * @ratio: the pages its latest use asked for per 65536 of those it spanned
+ * @seg_asked: the pages it asked for in each of its first PPF_SPARSE_SEGS
+ *	segments
+ *
+ * DOC: Sparse files (readahead.c).
+ */
+struct ppf_sparse {
+	u16 ratio;
+	u8 seg_asked[PPF_SPARSE_SEGS];
 };
 
 /* page_map.c: the bits under the file's lock (DOC: Page maps) */
@@ -603,6 +634,7 @@ struct ppf_page_map *ppf_page_map_load(const u8 *bits, unsigned int len,
 
 /* use.c: under the file's lock */
 void ppf_uses_init(struct ppf_uses *u);
+void ppf_uses_count(struct ppf_uses *u, pgoff_t first, pgoff_t last);
 
 static inline bool ppf_use_known(const struct ppf_use *u)
 {
@@ -626,20 +658,24 @@ static inline void ppf_use_join(struct ppf_use *u, const struct ppf_use *v)
  * @u: a file's uses
  * @first: first page
  * @last: last page
+ * @asked: the task asked for them (not mapped around a fault)
  *
  * Inline: the read hook calls it at every page-cache access of a file in
  * the table.
  */
 static inline void ppf_uses_read(struct ppf_uses *u, pgoff_t first,
-				 pgoff_t last)
+				 pgoff_t last, bool asked)
 {
 	struct ppf_use r = { first, last, ppf_seg_mask(first, last) };
 
 	ppf_use_join(&u->cur, &r);
+	if (asked)
+		ppf_uses_count(u, first, last);
 }
 
 void ppf_uses_open(struct ppf_uses *u);
 bool ppf_uses_expected(const struct ppf_uses *u, struct ppf_use *out);
+bool ppf_uses_sparse(const struct ppf_uses *u, struct ppf_sparse *out);
 void ppf_uses_restore(struct ppf_uses *u, const struct ppf_use *use);
 
 struct ppf_dir;
@@ -778,6 +814,7 @@ void ppf_file_opened(struct ppf_file *f);
 bool ppf_files_note_open(struct ppf_sb *s, struct inode *inode);
 bool ppf_file_expected_use(struct ppf_file *f, pgoff_t *first,
 			   pgoff_t *last, u64 *map);
+bool ppf_file_sparse(struct ppf_file *f, struct ppf_sparse *out);
 void ppf_file_set_last_use(struct ppf_file *f, pgoff_t first, pgoff_t last,
 			   u64 map);
 void ppf_files_set_save_index(u32 index);
@@ -988,6 +1025,7 @@ bool ppf_device_rotational(struct ppf_sb *s);
 void ppf_device_own_read(void);
 void ppf_device_sample(struct ppf_sb *s, bool busy);
 u64 ppf_device_quiet_latency(dev_t dev);
+u64 ppf_device_transfer_ns(dev_t dev, unsigned long pages);
 unsigned long ppf_device_queue_pages(struct ppf_sb *s, unsigned long limit);
 void ppf_payoff_reset(void);
 

@@ -31,7 +31,8 @@
 	EM(PPF_SKIP_CACHED, "cached")	/* everything to read is already cached */ \
 	EM(PPF_SKIP_LATE, "late")	/* planned, not opened long after it was expected */ \
 	EM(PPF_SKIP_PLAN_FULL, "plan_full") /* the plan was full of more urgent files */ \
-	EME(PPF_SKIP_OPENING, "opening")) /* the file the event opened: its task reads it */
+	EM(PPF_SKIP_OPENING, "opening")	/* the file the event opened: its task reads it */ \
+	EME(PPF_SKIP_SPARSE, "sparse")) /* its use reads too few of its pages for a chunk to pay */
 
 /* Why an event was not used. */
 #define PPF_DROP_REASONS PPF_LIST(					\

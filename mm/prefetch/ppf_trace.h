@@ -206,6 +206,30 @@ TRACE_EVENT(ppf_device_rate,
 		      __entry->rate_kbps, __entry->queue_kb)
 );
 
+TRACE_EVENT(ppf_sparse,
+	    TP_PROTO(dev_t dev, u32 id, unsigned long most, u32 ratio,
+		     u64 latency_ns, u64 segment_ns, bool read),
+	    TP_ARGS(dev, id, most, ratio, latency_ns, segment_ns, read),
+	    TP_STRUCT__entry(__field(dev_t, dev)
+			     __field(u32, id)
+			     __field(unsigned long, most)
+			     __field(u32, per_mille)
+			     __field(u64, latency_ns)
+			     __field(u64, segment_ns)
+			     __field(bool, read)),
+	    TP_fast_assign(__entry->dev = dev;
+			   __entry->id = id;
+			   __entry->most = most;
+			   __entry->per_mille = ((u64)ratio * 1000) >> 16;
+			   __entry->latency_ns = latency_ns;
+			   __entry->segment_ns = segment_ns;
+			   __entry->read = read;),
+	    TP_printk("dev=%d:%d id=%u most=%lu asked=%u/1000 latency=%lluns segment=%lluns verdict=%s",
+		      MAJOR(__entry->dev), MINOR(__entry->dev), __entry->id,
+		      __entry->most, __entry->per_mille, __entry->latency_ns,
+		      __entry->segment_ns, __entry->read ? "read" : "skip")
+);
+
 TRACE_EVENT(ppf_payoff,
 	    TP_PROTO(dev_t dev, u64 cost_ns, u64 benefit_ns, u32 predictions,
 		     u32 useful, u64 latency_ns, u64 mean_ns, s64 balance_ns,

@@ -10,37 +10,39 @@
  * 1. not if it prefetched it a few events ago and it has not been opened
  *    since (EPCM names the same files event after event);
  * 2. not if it found the same range all cached before and no folio has
- *    left any page cache since (see DOC: Removal hook).
+ *    left any page cache since (see DOC: Removal hook);
+ * 3. not if its uses ask for so few of the pages they span that a chunk of
+ *    it would cost its device more than it spares (DOC: Sparse files).
  *
  * When the plan's head is due, ppf_prefetch() and ppf_prefetch_file():
  *
- * 3. skip it if the system is short of memory (read once per pacing
+ * 4. skip it if the system is short of memory (read once per pacing
  *    pass, less each chunk started in it);
- * 4. pin its file system, and skip it if that is being unmounted;
- * 5. decode the file handle, and skip it if the file was deleted (once per
+ * 5. pin its file system, and skip it if that is being unmounted;
+ * 6. decode the file handle, and skip it if the file was deleted (once per
  *    pass: the chunks of a file that a pass starts share the decode);
  *    but first, at a file's first chunk, look for its inode in the inode
  *    cache, and skip it without a decode if that shows everything to read
- *    cached (steps 7 and 8 on the inode found: ppf_cached_by_inode());
- * 6. skip it unless the task whose open led to the prediction may read it;
+ *    cached (steps 8 and 9 on the inode found: ppf_cached_by_inode());
+ * 7. skip it unless the task whose open led to the prediction may read it;
  *    if no cached path leads to it, look it up in its directory first
  *    (DOC: Metadata);
- * 7. work out the pages to read: those its next use is expected to read
+ * 8. work out the pages to read: those its next use is expected to read
  *    (DOC: Uses of a file), or its first default_prefetch_kb if no use
  *    read any; capped at max_prefetch_kb and at the end of the file;
- * 8. take the next chunk of at most PPF_CHUNK_PAGES of them that is not all
+ * 9. take the next chunk of at most PPF_CHUNK_PAGES of them that is not all
  *    cached (skip the file if none is left);
- * 9. wait ("inflight": the plan keeps it at its head) while as much
- *    prefetched data is in flight as max_inflight_kb allows, or on a
- *    device without an arm as it moves in max_inflight_ms (DOC: Device
- *    rate);
- * 10. otherwise start readahead of the chunk with page_cache_ra_unbounded(),
+ * 10. wait ("inflight": the plan keeps it at its head) while as much
+ *     prefetched data is in flight as max_inflight_kb allows, or on a
+ *     device without an arm as it moves in max_inflight_ms (DOC: Device
+ *     rate);
+ * 11. otherwise start readahead of the chunk with page_cache_ra_unbounded(),
  *     which skips cached pages, allocates with readahead_gfp_mask() (no
  *     retries, no warnings: it fails rather than push the system into
  *     reclaim), submits the reads and returns without waiting for them.
  *
- * The plan counts and traces each skip, and has the file forgotten after 4
- * and 5 (DOC: Forgetting a file).  What was started is recorded in the
+ * The plan counts and traces each skip, and has the file forgotten after 5
+ * and 6 (DOC: Forgetting a file).  What was started is recorded in the
  * ledger of readahead in flight (inflight.c), which max_inflight_kb bounds
  * and which counts each prefetch useful, late or wasted.
  *
@@ -234,12 +236,97 @@ static bool ppf_known_cached(struct ppf_file *f)
 }
 
 /*
+ * DOC: Sparse files
+ *
+ * A file read through read(2) is prefetched by the span and 256 KiB
+ * segments its uses touched (DOC: Uses of a file), a chunk of at most one
+ * segment at a time.  A database read at scattered pages touches nearly
+ * every segment of its span and asks for a few pages in each: SQLite's
+ * lookups in a 57.7 MB file ask for about 820 of its 14,080 pages, and
+ * for 28 of the 512 that max_prefetch_kb's 2 MiB reads from its start.
+ * On a disk, a chunk spares its task the reads of the pages it would have
+ * asked for there, each a positioning, and costs the arm one positioning
+ * and the whole chunk's transfer, which every read queued behind it waits
+ * for: on the paper's disk those 2 MiB take 210 ms, behind which the
+ * program's start-up waited, to spare 28 reads of about 6.6 ms, and the
+ * run was slower than without prefetching (docs/results.md, "A seventh
+ * workload").
+ *
+ * So on a rotational device, a file never mapped whose latest finished
+ * use asked for fewer pages than it spanned has each chunk judged before
+ * it is read: the pages that use asked for in the chunk's segment (counted
+ * one by one in the first PPF_SPARSE_SEGS segments, taken as spread evenly
+ * past them; a page asked for again counts again, which errs towards
+ * reading), each a read at the device's quiet latency (DOC: Quiet
+ * latency), must cost at least what the chunk does, one read at that
+ * latency and its transfer at the highest rate the device was measured
+ * at while busy (DOC: Device rate).  A chunk that does not pay is passed
+ * over, and a file none of whose chunks pays is not planned
+ * (skipped_sparse).  No constant is tuned to a workload: the pages asked
+ * for are the file's, the costs the device's.
+ *
+ * Not judged: a file whose use asked for all it spanned (read whole, or
+ * only its first pages), a mapped file (its faults ask for a page where
+ * fault-around maps a window, and its page map says which pages, DOC:
+ * Page maps), a device whose costs are not known yet, and a device
+ * without an arm, which serves requests side by side and has no
+ * positioning to save; there its busy rate is also no measure of its
+ * transfer (a networked volume that moves 119 MiB/s measured 11 MB/s
+ * busy with one small read at a time), and the same database's chunks
+ * paid.
+ */
+
+/* What a chunk of a file read sparsely costs, and spares, on its device. */
+struct ppf_sparse_cost {
+	struct ppf_sparse sp;
+	u64 latency;	/* a read, ns: the device's quiet latency */
+	u64 seg_ns;	/* transferring a segment, ns */
+};
+
+/* Is @f judged chunk by chunk (DOC: Sparse files)?  Then sets *@c. */
+static bool ppf_sparse_cost_of(struct ppf_file *f, struct ppf_sparse_cost *c)
+{
+	dev_t dev;
+
+	if (READ_ONCE(f->mapped) || !ppf_file_sparse(f, &c->sp) ||
+	    !ppf_device_rotational(f->sb))
+		return false;
+	dev = ppf_sb_dev(f->sb);
+	c->latency = ppf_device_quiet_latency(dev);
+	c->seg_ns = ppf_device_transfer_ns(dev, PPF_SEG_PAGES);
+	return c->latency && c->seg_ns;
+}
+
+/* Pages the use is expected to ask for in the chunk at @index, x 65536. */
+static u64 ppf_sparse_asked(const struct ppf_sparse *sp, pgoff_t index,
+			    unsigned long chunk)
+{
+	pgoff_t seg = index >> PPF_SEG_SHIFT;
+
+	if (seg < PPF_SPARSE_SEGS)
+		return (u64)sp->seg_asked[seg] << 16;
+	return (u64)sp->ratio * chunk;
+}
+
+/* Do the reads the chunk at @index spares cost what reading it does? */
+static bool ppf_chunk_pays(const struct ppf_sparse_cost *c, pgoff_t index,
+			   unsigned long chunk)
+{
+	u64 cost = c->latency + div_u64(c->seg_ns * chunk, PPF_SEG_PAGES);
+
+	return ppf_sparse_asked(&c->sp, index, chunk) * c->latency >=
+	       cost << 16;
+}
+
+/*
  * The next piece of [@start, @end) at or after @from that the expected use
  * touches, at most one chunk: a run of the file's page map (@map 0, DOC:
- * Page maps), or a piece of one segment that @map says was touched.  Sets
- * *@at; returns its pages (0: none left).
+ * Page maps), or a piece of one segment that @map says was touched and,
+ * for a file judged chunk by chunk (@cost not NULL), that pays (DOC:
+ * Sparse files).  Sets *@at; returns its pages (0: none left).
  */
 static unsigned long ppf_next_wanted(struct ppf_file *f, u64 map,
+				     const struct ppf_sparse_cost *cost,
 				     pgoff_t from, pgoff_t end, pgoff_t *at)
 {
 	unsigned long chunk;
@@ -252,7 +339,8 @@ static unsigned long ppf_next_wanted(struct ppf_file *f, u64 map,
 	for (; from < end; from += chunk) {
 		chunk = min_t(unsigned long, end - from,
 			      PPF_SEG_PAGES - (from & (PPF_SEG_PAGES - 1)));
-		if (ppf_seg_used(map, from)) {
+		if (ppf_seg_used(map, from) &&
+		    (!cost || ppf_chunk_pays(cost, from, chunk))) {
 			*at = from;
 			return chunk;
 		}
@@ -269,8 +357,10 @@ static unsigned long ppf_next_wanted(struct ppf_file *f, u64 map,
  */
 static unsigned long ppf_next_chunk(struct address_space *mapping,
 				    struct ppf_file *f, pgoff_t start,
-				    unsigned long nr, u64 map, pgoff_t next,
-				    pgoff_t *first, unsigned long *cached)
+				    unsigned long nr, u64 map,
+				    const struct ppf_sparse_cost *cost,
+				    pgoff_t next, pgoff_t *first,
+				    unsigned long *cached)
 {
 	pgoff_t end = start + nr;
 	unsigned long chunk;
@@ -286,7 +376,7 @@ static unsigned long ppf_next_chunk(struct address_space *mapping,
 		DIV_ROUND_UP(i_size_read(mapping->host), PAGE_SIZE);
 	if (next > start && next < end)
 		start = next;
-	while ((chunk = ppf_next_wanted(f, map, start, end, first))) {
+	while ((chunk = ppf_next_wanted(f, map, cost, start, end, first))) {
 		*cached = whole ? chunk :
 			  ppf_pages_cached(mapping, *first, chunk);
 		if (*cached < chunk)
@@ -422,6 +512,7 @@ static unsigned long ppf_look_at(struct ppf_file *f, struct inode *inode,
 	struct address_space *mapping = inode->i_mapping;
 	unsigned long wanted, nr, chunk, removals, quiet;
 	u32 use_gen, max_kb, default_kb;
+	struct ppf_sparse_cost cost;
 
 	/* Read before the range: a change meanwhile makes it stale, not lost. */
 	use_gen = READ_ONCE(f->use_gen);
@@ -432,8 +523,10 @@ static unsigned long ppf_look_at(struct ppf_file *f, struct inode *inode,
 	lk->end = lk->start + nr;
 	removals = ppf_page_cache_removals_of(mapping, &quiet);
 	lk->cached = 0;
-	chunk = ppf_next_chunk(mapping, f, lk->start, nr, lk->map, next,
-			       &lk->first, &lk->cached);
+	chunk = ppf_next_chunk(mapping, f, lk->start, nr, lk->map,
+			       lk->map && ppf_sparse_cost_of(f, &cost) ?
+			       &cost : NULL,
+			       next, &lk->first, &lk->cached);
 	if (!chunk && !next) {
 		st->cached_first = lk->start;
 		st->cached_span = wanted;
@@ -610,6 +703,32 @@ static bool ppf_prefetch_file(struct ppf_session *ps, struct ppf_file *f,
 	return true;
 }
 
+/*
+ * Is @f judged chunk by chunk, and does none of its chunks pay (DOC:
+ * Sparse files)?  Traced each time it is judged.
+ */
+static bool ppf_sparse_unpaid(struct ppf_file *f)
+{
+	struct ppf_sparse_cost c;
+	unsigned long wanted, most = 0;
+	pgoff_t first, at;
+	unsigned int i;
+	bool pays;
+	u64 map;
+
+	if (!ppf_sparse_cost_of(f, &c))
+		return false;
+	wanted = ppf_wanted_range(f, &first, &map);
+	if (!map)
+		return false;
+	pays = ppf_next_wanted(f, map, &c, first, first + wanted, &at);
+	for (i = 0; i < PPF_SPARSE_SEGS; i++)
+		most = max_t(unsigned long, most, c.sp.seg_asked[i]);
+	trace_ppf_sparse(ppf_sb_dev(f->sb), f->id, most, c.sp.ratio,
+			 c.latency, c.seg_ns, pays);
+	return !pays;
+}
+
 /**
  * ppf_prefetch_wanted() - is a predicted file worth planning at all?
  * @f: the predicted file
@@ -617,8 +736,9 @@ static bool ppf_prefetch_file(struct ppf_session *ps, struct ppf_file *f,
  * @why: set to the reason when it is not
  *
  * The checks that need no I/O and no file: prefetched a few events ago and
- * not opened since, or its range found all cached with nothing removed from
- * the page cache since.  Counts what it found cached.  The caller holds
+ * not opened since, its range found all cached with nothing removed from
+ * the page cache since, or read so sparsely that no chunk of it pays on
+ * its device (DOC: Sparse files).  Counts what it found cached.  The caller holds
  * ppf_worker_mutex.
  *
  * Return: true if @f should be planned.
@@ -636,6 +756,10 @@ bool ppf_prefetch_wanted(struct ppf_file *f, u64 seq, enum ppf_skip_reason *why)
 		ppf_stat_add(pages_cached, st->cached_pages);
 		ppf_stat_inc(cached_known);
 		*why = PPF_SKIP_CACHED;
+		return false;
+	}
+	if (ppf_sparse_unpaid(f)) {
+		*why = PPF_SKIP_SPARSE;
 		return false;
 	}
 	return true;

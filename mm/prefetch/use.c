@@ -35,6 +35,8 @@
  *
  * The caller holds the file's lock (file_table.c).
  */
+#include <linux/math64.h>
+#include <linux/string.h>
 #include "ppf.h"
 
 /* A use outside the core adds this to past, out of 256 (7/8 of it stays). */
@@ -65,6 +67,64 @@ static bool ppf_use_meet(struct ppf_use *u, const struct ppf_use *v)
 	return true;
 }
 
+/* The pages of @u's span in the segments it touched. */
+static unsigned long ppf_use_pages(const struct ppf_use *u)
+{
+	u64 map = u->map & ppf_seg_mask(u->first, u->last);
+	unsigned long pages = 0;
+
+	while (map) {
+		unsigned int seg = __ffs64(map);
+		pgoff_t first = (pgoff_t)seg << PPF_SEG_SHIFT;
+		pgoff_t last = seg == PPF_SEG_LAST ? u->last :
+			       first + PPF_SEG_PAGES - 1;
+
+		pages += min(last, u->last) - max(first, u->first) + 1;
+		map &= map - 1;
+	}
+	return pages;
+}
+
+/* Note how much of what the use going on spans it asked for. */
+static void ppf_uses_note_sparse(struct ppf_uses *u)
+{
+	unsigned long pages = ppf_use_pages(&u->cur);
+
+	if (u->asked >= pages) {
+		u->sparse = 0;
+		return;
+	}
+	u->sparse = max_t(u64, div64_u64((u64)u->asked << 16, pages), 1);
+	memcpy(u->sparse_seg, u->seg_asked, sizeof(u->sparse_seg));
+}
+
+/**
+ * ppf_uses_count() - the task asked for pages, in the use going on
+ * @u: a file's uses
+ * @first: first page
+ * @last: last page
+ *
+ * Counted in all, and in each of the first PPF_SPARSE_SEGS segments
+ * (DOC: Sparse files).
+ */
+void ppf_uses_count(struct ppf_uses *u, pgoff_t first, pgoff_t last)
+{
+	pgoff_t end = min_t(pgoff_t, last + 1,
+			    (pgoff_t)PPF_SPARSE_SEGS << PPF_SEG_SHIFT);
+
+	u->asked = min_t(u64, (u64)u->asked + (last - first + 1), U32_MAX);
+	while (first < end) {
+		unsigned int seg = first >> PPF_SEG_SHIFT;
+		pgoff_t next = min_t(pgoff_t, end,
+				     (pgoff_t)(seg + 1) << PPF_SEG_SHIFT);
+
+		u->seg_asked[seg] = min_t(unsigned long,
+					  u->seg_asked[seg] + (next - first),
+					  U8_MAX);
+		first = next;
+	}
+}
+
 /* Did @v read anything outside @u? */
 static bool ppf_use_outside(const struct ppf_use *u, const struct ppf_use *v)
 {
@@ -80,6 +140,9 @@ void ppf_uses_init(struct ppf_uses *u)
 	ppf_use_clear(&u->cur);
 	ppf_use_clear(&u->core);
 	ppf_use_clear(&u->full);
+	u->asked = 0;
+	memset(u->seg_asked, 0, sizeof(u->seg_asked));
+	u->sparse = 0;
 	u->past = 0;
 }
 
@@ -91,6 +154,7 @@ static void ppf_uses_fold(struct ppf_uses *u)
 
 	if (!ppf_use_known(v))
 		return;
+	ppf_uses_note_sparse(u);
 	if (!ppf_use_known(&u->core)) {
 		u->core = *v;
 		u->full = *v;
@@ -117,6 +181,8 @@ void ppf_uses_open(struct ppf_uses *u)
 {
 	ppf_uses_fold(u);
 	ppf_use_clear(&u->cur);
+	u->asked = 0;
+	memset(u->seg_asked, 0, sizeof(u->seg_asked));
 }
 
 /**
@@ -141,6 +207,26 @@ bool ppf_uses_expected(const struct ppf_uses *u, struct ppf_use *out)
 }
 
 /**
+ * ppf_uses_sparse() - how a file read sparsely is expected to be read
+ * @u: a file's uses
+ * @out: set to the pages its latest finished use asked for, in all and in
+ *	each of the first segments
+ *
+ * See DOC: Sparse files.
+ *
+ * Return: false if that use asked for every page it spanned, or no use
+ * has finished.
+ */
+bool ppf_uses_sparse(const struct ppf_uses *u, struct ppf_sparse *out)
+{
+	if (!u->sparse)
+		return false;
+	out->ratio = u->sparse;
+	memcpy(out->seg_asked, u->sparse_seg, sizeof(out->seg_asked));
+	return true;
+}
+
+/**
  * ppf_uses_restore() - start from a use saved before
  * @u: a file's uses, none seen
  * @use: what its next use was expected to read when it was saved
@@ -151,5 +237,6 @@ void ppf_uses_restore(struct ppf_uses *u, const struct ppf_use *use)
 		return;
 	u->core = *use;
 	u->full = *use;
+	u->sparse = 0;
 	u->past = 0;
 }

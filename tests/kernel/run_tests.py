@@ -93,7 +93,8 @@ TESTS: List[Test] = [
     # What max_prefetch_kb, max_inflight_kb, max_files, save_events and
     # contexts do, not only that they are accepted.
     Test("limits", "test_limits.sh", disks=("limits",)),
-    # max_inflight_ms: the prefetches queued bounded by the device's rate.
+    # max_inflight_ms: the prefetches queued bounded by the device's rate;
+    # and a file read sparsely judged chunk by chunk on a disk with an arm.
     # Every request to the disk takes 1 ms, up to 8 at once, at most 16
     # MiB/s, so that the rate is known and 20 ms of it is under two chunks.
     Test("queue", "test_queue.sh", disks=("limits",),

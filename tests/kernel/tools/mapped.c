@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mapped - read a file through a mapping only, and measure part of a file
+ * mapped - read a file through a mapping, or by pread(2) at scattered pages,
+ * and measure part of a file
  *
  * usage: mapped touch FILE|@FD OFFSET_KB LENGTH_KB [OFFSET_KB LENGTH_KB]...
  *            maps FILE read-only (MADV_RANDOM: no read-around; at an
@@ -12,6 +13,10 @@
  *            the same without MADV_RANDOM: the kernel's read-around and
  *            readahead bring in the pages after each fault, as for any
  *            program that reads a mapping through
+ *        mapped pread FILE|@FD OFFSET_KB LENGTH_KB [OFFSET_KB LENGTH_KB]...
+ *            reads each page of each range by pread(2), in order, one
+ *            page a call, with POSIX_FADV_RANDOM (no readahead): a
+ *            database's lookups, through one open of the file
  *        mapped resident FILE|@FD OFFSET_KB LENGTH_KB
  *            prints the KiB of the range that are in the page cache
  *            (mincore(2) on a mapping, which faults nothing in)
@@ -64,7 +69,7 @@ static unsigned char *map_aligned(int fd, size_t size)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: mapped touch|scan FILE|@FD OFFSET_KB LENGTH_KB "
+	fprintf(stderr, "usage: mapped touch|scan|pread FILE|@FD OFFSET_KB LENGTH_KB "
 		"[OFFSET_KB LENGTH_KB]...\n"
 		"       mapped resident FILE|@FD OFFSET_KB LENGTH_KB\n"
 		"       mapped exit\n");
@@ -78,12 +83,15 @@ int main(int argc, char **argv)
 	unsigned char *map, *vec;
 	size_t off, len, i, in = 0;
 	struct stat st;
-	bool touch;
+	char buf[4096];
+	bool touch, by_read;
 	int fd, r;
 
 	if (argc == 2 && !strcmp(argv[1], "exit"))
 		return 0;
-	touch = argc > 1 && (!strcmp(argv[1], "touch") || !strcmp(argv[1], "scan"));
+	by_read = argc > 1 && !strcmp(argv[1], "pread");
+	touch = by_read ||
+		(argc > 1 && (!strcmp(argv[1], "touch") || !strcmp(argv[1], "scan")));
 	if (argc < 5 || (!touch && strcmp(argv[1], "resident")) ||
 	    (!strcmp(argv[1], "resident") && argc != 5) || argc % 2 == 0)
 		return usage();
@@ -100,6 +108,25 @@ int main(int argc, char **argv)
 				argv[2], off, len, (long long)st.st_size);
 			return 2;
 		}
+	}
+	if (by_read) {
+		if (page > (long)sizeof(buf))
+			return 2;
+		r = posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM);
+		if (r) {
+			fprintf(stderr, "mapped: posix_fadvise: %s\n", strerror(r));
+			return 1;
+		}
+		for (r = 3; r < argc; r += 2) {
+			off = strtoul(argv[r], NULL, 10) * 1024;
+			len = strtoul(argv[r + 1], NULL, 10) * 1024;
+			for (i = off; i < off + len; i += page)
+				if (pread(fd, buf, page, i) != page) {
+					perror("pread");
+					return 1;
+				}
+		}
+		return 0;
 	}
 	if (touch) {
 		map = map_aligned(fd, st.st_size);
