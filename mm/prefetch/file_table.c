@@ -613,7 +613,7 @@ bool ppf_file_sparse(struct ppf_file *f, struct ppf_sparse *out)
 	bool sparse;
 
 	/* Most files: their uses read all they span. */
-	if (!READ_ONCE(f->uses.sparse))
+	if (!READ_ONCE(f->uses.sparse.ratio))
 		return false;
 	spin_lock(&f->lock);
 	sparse = ppf_uses_sparse(&f->uses, out);

@@ -568,32 +568,6 @@ struct ppf_use {
 };
 
 /**
- * struct ppf_uses - what a file's uses read (DOC: Uses of a file)
- * @cur: the use going on: what was read since the latest open
- * @core: what the finished uses agree on
- * @full: what they read together
- * @asked: pages the task asked for in the use going on (read, or faulted:
- *	not those mapped around a fault), each time it asked
- * @seg_asked: of those, the pages in each of its first PPF_SPARSE_SEGS
- *	segments (at most 255)
- * @sparse: of the latest finished use that asked for fewer pages than it
- *	spans (ppf_use_pages()), the pages asked for per 65536 of those; 0
- *	when it asked for them all, or no use has finished
- * @sparse_seg: that use's @seg_asked
- * @past: how often a use reads outside @core, out of 256 (moving average)
- */
-struct ppf_uses {
-	struct ppf_use cur;
-	struct ppf_use core;
-	struct ppf_use full;
-	u32 asked;
-	u8 seg_asked[PPF_SPARSE_SEGS];
-	u16 sparse;
-	u8 sparse_seg[PPF_SPARSE_SEGS];
-	u8 past;
-};
-
-/**
  * struct ppf_sparse - how a file read sparsely is expected to be read
  * @ratio: the pages its latest use asked for per 65536 of those it spanned
  * @seg_asked: the pages it asked for in each of its first PPF_SPARSE_SEGS
@@ -604,6 +578,30 @@ struct ppf_uses {
 struct ppf_sparse {
 	u16 ratio;
 	u8 seg_asked[PPF_SPARSE_SEGS];
+};
+
+/**
+ * struct ppf_uses - what a file's uses read (DOC: Uses of a file)
+ * @cur: the use going on: what was read since the latest open
+ * @core: what the finished uses agree on
+ * @full: what they read together
+ * @asked: pages the task asked for in the use going on (read, or faulted:
+ *	not those mapped around a fault), each time it asked
+ * @seg_asked: of those, the pages in each of its first PPF_SPARSE_SEGS
+ *	segments (at most 255)
+ * @sparse: the latest finished use that asked for fewer pages than it
+ *	spanned (ppf_use_pages()); its ratio 0 when it asked for them all,
+ *	or no use has finished
+ * @past: how often a use reads outside @core, out of 256 (moving average)
+ */
+struct ppf_uses {
+	struct ppf_use cur;
+	struct ppf_use core;
+	struct ppf_use full;
+	u32 asked;
+	u8 seg_asked[PPF_SPARSE_SEGS];
+	struct ppf_sparse sparse;
+	u8 past;
 };
 
 /* page_map.c: the bits under the file's lock (DOC: Page maps) */

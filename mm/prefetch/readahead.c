@@ -722,10 +722,12 @@ static bool ppf_sparse_unpaid(struct ppf_file *f)
 	if (!map)
 		return false;
 	pays = ppf_next_wanted(f, map, &c, first, first + wanted, &at);
-	for (i = 0; i < PPF_SPARSE_SEGS; i++)
-		most = max_t(unsigned long, most, c.sp.seg_asked[i]);
-	trace_ppf_sparse(ppf_sb_dev(f->sb), f->id, most, c.sp.ratio,
-			 c.latency, c.seg_ns, pays);
+	if (trace_ppf_sparse_enabled()) {
+		for (i = 0; i < PPF_SPARSE_SEGS; i++)
+			most = max_t(unsigned long, most, c.sp.seg_asked[i]);
+		trace_ppf_sparse(ppf_sb_dev(f->sb), f->id, most, c.sp.ratio,
+				 c.latency, c.seg_ns, pays);
+	}
 	return !pays;
 }
 

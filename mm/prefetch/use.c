@@ -91,11 +91,18 @@ static void ppf_uses_note_sparse(struct ppf_uses *u)
 	unsigned long pages = ppf_use_pages(&u->cur);
 
 	if (u->asked >= pages) {
-		u->sparse = 0;
+		u->sparse.ratio = 0;
 		return;
 	}
-	u->sparse = max_t(u64, div64_u64((u64)u->asked << 16, pages), 1);
-	memcpy(u->sparse_seg, u->seg_asked, sizeof(u->sparse_seg));
+	u->sparse.ratio = max_t(u64, div64_u64((u64)u->asked << 16, pages), 1);
+	memcpy(u->sparse.seg_asked, u->seg_asked, sizeof(u->seg_asked));
+}
+
+/* Nothing asked for yet in the use going on. */
+static void ppf_uses_clear_asked(struct ppf_uses *u)
+{
+	u->asked = 0;
+	memset(u->seg_asked, 0, sizeof(u->seg_asked));
 }
 
 /**
@@ -140,9 +147,8 @@ void ppf_uses_init(struct ppf_uses *u)
 	ppf_use_clear(&u->cur);
 	ppf_use_clear(&u->core);
 	ppf_use_clear(&u->full);
-	u->asked = 0;
-	memset(u->seg_asked, 0, sizeof(u->seg_asked));
-	u->sparse = 0;
+	ppf_uses_clear_asked(u);
+	u->sparse.ratio = 0;
 	u->past = 0;
 }
 
@@ -154,7 +160,6 @@ static void ppf_uses_fold(struct ppf_uses *u)
 
 	if (!ppf_use_known(v))
 		return;
-	ppf_uses_note_sparse(u);
 	if (!ppf_use_known(&u->core)) {
 		u->core = *v;
 		u->full = *v;
@@ -179,10 +184,12 @@ static void ppf_uses_fold(struct ppf_uses *u)
  */
 void ppf_uses_open(struct ppf_uses *u)
 {
+	/* Here, not in ppf_uses_fold(): ppf_uses_expected() folds a copy. */
+	if (ppf_use_known(&u->cur))
+		ppf_uses_note_sparse(u);
 	ppf_uses_fold(u);
 	ppf_use_clear(&u->cur);
-	u->asked = 0;
-	memset(u->seg_asked, 0, sizeof(u->seg_asked));
+	ppf_uses_clear_asked(u);
 }
 
 /**
@@ -219,10 +226,9 @@ bool ppf_uses_expected(const struct ppf_uses *u, struct ppf_use *out)
  */
 bool ppf_uses_sparse(const struct ppf_uses *u, struct ppf_sparse *out)
 {
-	if (!u->sparse)
+	if (!u->sparse.ratio)
 		return false;
-	out->ratio = u->sparse;
-	memcpy(out->seg_asked, u->sparse_seg, sizeof(out->seg_asked));
+	*out = u->sparse;
 	return true;
 }
 
@@ -237,6 +243,6 @@ void ppf_uses_restore(struct ppf_uses *u, const struct ppf_use *use)
 		return;
 	u->core = *use;
 	u->full = *use;
-	u->sparse = 0;
+	u->sparse.ratio = 0;
 	u->past = 0;
 }
